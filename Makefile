@@ -1,0 +1,33 @@
+# Two commands for a fresh machine: `make demo` and `make test`. Both create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.stamp
+
+.PHONY: demo test bench model clean
+
+$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys; sys.exit("board-pi needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# Reinstall when the project's dependencies change.
+$(STAMP)-run: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
+	@touch $@
+
+$(STAMP)-test: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e '.[test]'
+	@touch $@ $(STAMP)-run
+
+demo: $(STAMP)-run
+	$(VENV)/bin/board-pi demo
+
+test: $(STAMP)-test
+	$(PY) -m pytest -q
+
+bench: $(STAMP)-test
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
