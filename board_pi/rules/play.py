@@ -1,0 +1,207 @@
+"""Plays: tiles placed on the board, written in standard notation, and checked against the rules.
+
+A play is written as on a score sheet, ``8D QUITE``: the coordinate, then the main word with
+``.`` for a tile already on the board (or that tile's letter) and lower case for a blank.
+
+>>> from board_pi.rules.board import Board
+>>> from board_pi.rules.tiles import ENGLISH
+>>> b = Board()
+>>> tiles = Play.parse("8D QUITe").placements(b, ENGLISH)
+>>> [str(t) for t in tiles]
+['D8=Q', 'E8=U', 'F8=I', 'G8=T', 'H8=e']
+>>> check_placements(b, tiles, ENGLISH).direction
+<Direction.ACROSS: 'across'>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .board import EMPTY, BadCoordinate, Board, Coordinate, Direction, Square
+from .tiles import TileSet
+
+
+class IllegalPlay(ValueError):
+    """A play that breaks the rules of placement; the message says which rule and where."""
+
+
+@dataclass(frozen=True, order=True)
+class Placement:
+    """One tile put on one square: upper case for a lettered tile, lower case for a blank."""
+
+    square: Square
+    tile: str
+
+    @property
+    def is_blank(self) -> bool:
+        return self.tile.islower()
+
+    def __str__(self) -> str:
+        return f"{self.square}={self.tile}"
+
+
+@dataclass(frozen=True)
+class Line:
+    """The main line of a legal play: its direction and the span of its main word."""
+
+    direction: Direction
+    start: Square
+    length: int
+
+    def squares(self) -> list[Square]:
+        return [self.start.step(self.direction, i) for i in range(self.length)]
+
+    @property
+    def coordinate(self) -> Coordinate:
+        return Coordinate(self.start.row, self.start.col, self.direction)
+
+
+@dataclass(frozen=True)
+class Play:
+    """A play in score-sheet notation: where it starts, which way, and the main word."""
+
+    coordinate: Coordinate
+    word: str
+
+    @classmethod
+    def parse(cls, text: str, size: int = 15) -> "Play":
+        """Read ``"8D QUITE"`` or ``"D8 QUITE"``."""
+        parts = text.split()
+        if len(parts) != 2:
+            raise IllegalPlay(f"{text!r} is not a play like '8D QUITE'")
+        try:
+            coord = Coordinate.parse(parts[0], size)
+        except BadCoordinate as e:
+            raise IllegalPlay(str(e)) from None
+        return cls(coord, parts[1])
+
+    def __str__(self) -> str:
+        return f"{self.coordinate} {self.word}"
+
+    def placements(self, board: Board, tiles: TileSet) -> list[Placement]:
+        """The new tiles this play puts down on ``board``.
+
+        Each letter of the word lands on the next square along the line. A ``.`` must fall on
+        a tile already there; a letter on an occupied square must match the tile there (some
+        records spell played-through tiles out).
+        """
+        if not self.word:
+            raise IllegalPlay("a play needs a word")
+        d = self.coordinate.direction
+        start = self.coordinate.square
+        out: list[Placement] = []
+        for i, ch in enumerate(self.word):
+            sq = start.step(d, i)
+            if not sq.on_board(board.size):
+                raise IllegalPlay(f"{self}: the word runs off the board at letter {i + 1}")
+            there = board[sq]
+            if ch == EMPTY:
+                if there == EMPTY:
+                    raise IllegalPlay(f"{self}: '.' at {sq} but there is no tile there to play through")
+                continue
+            if not (tiles.is_letter(ch) or tiles.is_letter(ch.upper())):
+                raise IllegalPlay(f"{self}: {ch!r} is not a letter of the {tiles.name} tile set")
+            if there != EMPTY:
+                if there != ch and there.upper() != ch.upper():
+                    raise IllegalPlay(f"{self}: {sq} already holds {there}, not {ch}")
+                continue
+            out.append(Placement(sq, ch))
+        if not out:
+            raise IllegalPlay(f"{self}: places no new tile")
+        return out
+
+
+def _run(board: Board, new: dict[Square, str], sq: Square, d: Direction) -> tuple[Square, int]:
+    """The maximal run of tiles (old or new) through ``sq`` along ``d``: (first square, length)."""
+    def filled(s: Square) -> bool:
+        return s.on_board(board.size) and (s in new or board[s] != EMPTY)
+
+    first = sq
+    while filled(first.step(d, -1)):
+        first = first.step(d, -1)
+    n = 1
+    while filled(first.step(d, n)):
+        n += 1
+    return first, n
+
+
+def check_placements(board: Board, placements: Sequence[Placement], tiles: TileSet) -> Line:
+    """Check new tiles against the placement rules; return the main line, or raise IllegalPlay.
+
+    The rules: squares on the board and empty, each tile a letter of the set (or a blank played
+    as one), all in one row or one column, one contiguous word through tiles already there, and
+    touching a tile already on the board, or, for the first play, covering the start square
+    with at least two tiles.
+    """
+    if not placements:
+        raise IllegalPlay("no tiles placed")
+    new: dict[Square, str] = {}
+    for p in placements:
+        if not p.square.on_board(board.size):
+            raise IllegalPlay(f"square {p.square.row + 1},{p.square.col + 1} is off the board")
+        if len(p.tile) != 1 or not tiles.is_letter(p.tile.upper()):
+            raise IllegalPlay(f"{p.tile!r} at {p.square} is not a letter of the {tiles.name} tile set")
+        if board[p.square] != EMPTY:
+            raise IllegalPlay(f"{p.square} is already occupied by {board[p.square]}")
+        if p.square in new:
+            raise IllegalPlay(f"two tiles placed on {p.square}")
+        new[p.square] = p.tile
+    squares = sorted(new)
+    rows = {s.row for s in squares}
+    cols = {s.col for s in squares}
+    if len(rows) > 1 and len(cols) > 1:
+        raise IllegalPlay("the new tiles are not all in one row or one column: "
+                          + " ".join(str(s) for s in squares))
+    if len(squares) == 1:
+        # One tile: the main word runs the way that makes a word (across first, as scorers do).
+        sq = squares[0]
+        d = Direction.ACROSS if _run(board, new, sq, Direction.ACROSS)[1] > 1 else Direction.DOWN
+    else:
+        d = Direction.ACROSS if len(rows) == 1 else Direction.DOWN
+    start, length = _run(board, new, squares[0], d)
+    line = Line(d, start, length)
+    span = set(line.squares())
+    gaps = [s for s in squares if s not in span]
+    if gaps:
+        raise IllegalPlay(f"the word has a gap: {gaps[0]} is not joined to {squares[0]} by tiles")
+    first_play = board.is_empty()
+    if first_play:
+        centre = board.layout.start
+        if centre not in new:
+            raise IllegalPlay(f"the first play must cover the centre square {centre}")
+        if len(new) < 2:
+            raise IllegalPlay("the first play must place at least two tiles")
+    else:
+        touches = any(
+            board.occupied(s.step(dd, k)) for s in squares for dd in Direction for k in (-1, 1)
+        )
+        if not touches:
+            raise IllegalPlay("the play does not touch any tile already on the board")
+    return line
+
+
+def play_notation(board: Board, placements: Sequence[Placement], tiles: TileSet) -> Play:
+    """Write new tiles as a score-sheet play, with ``.`` for tiles played through.
+
+    >>> from board_pi.rules.tiles import ENGLISH
+    >>> b = Board(); b[Square.parse("H8")] = "A"
+    >>> str(play_notation(b, [Placement(Square.parse("G8"), "Z")], ENGLISH))
+    '8G Z.'
+    """
+    line = check_placements(board, placements, tiles)
+    new = {p.square: p.tile for p in placements}
+    word = "".join(new.get(s, EMPTY) for s in line.squares())
+    return Play(line.coordinate, word)
+
+
+def words_formed(board: Board, placements: Iterable[Placement], line: Line) -> list[list[Square]]:
+    """Every word the play makes: the main word first, then each cross word of two or more tiles."""
+    new = {p.square: p.tile for p in placements}
+    words = [line.squares()] if line.length > 1 else []
+    cross = line.direction.other
+    for sq in sorted(new):
+        first, n = _run(board, new, sq, cross)
+        if n > 1:
+            words.append([first.step(cross, i) for i in range(n)])
+    return words
