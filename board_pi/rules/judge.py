@@ -1,0 +1,91 @@
+"""The word judge: is a play acceptable? Answers for the play as a whole, never which word.
+
+That is the tournament rule: a challenged play stands or falls whole, and the judge must not
+tell the players which of its words is not in the lexicon.
+
+>>> from board_pi.rules.lexicon import Lexicon
+>>> judge = WordJudge(Lexicon.from_words(["QI", "ZA"], "tiny"))
+>>> judge.judge(["qi", "za"]).acceptable, judge.judge(["QI", "ZZZQ"]).acceptable
+(True, False)
+>>> len(judge.log)
+2
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from .lexicon import Lexicon, normalise
+
+MAX_WORDS = 8
+
+
+class NotAWord(ValueError):
+    """Input that is not a word at all (digits, punctuation, a single letter)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    acceptable: bool
+    words: int  # how many words were judged (never which failed)
+
+    def __str__(self) -> str:
+        return "ACCEPTABLE" if self.acceptable else "NOT ACCEPTABLE"
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """One line of the director's adjudication log."""
+
+    time: float
+    words: tuple[str, ...]
+    acceptable: bool
+    lexicon: str
+
+
+@dataclass
+class WordJudge:
+    """Judges plays against one lexicon and keeps an adjudication log.
+
+    ``clock`` gives the time stamped on log entries (injected, so the core does no I/O);
+    ``on_log`` receives each entry, e.g. to append it to a file.
+    """
+
+    lexicon: Lexicon
+    clock: Callable[[], float] = lambda: 0.0
+    on_log: Callable[[Adjudication], None] | None = None
+    log: list[Adjudication] = field(default_factory=list)
+
+    def check_words(self, words: Sequence[str]) -> list[str]:
+        """Normalise input words, or raise NotAWord saying what is wrong with the input."""
+        if not words:
+            raise NotAWord("no words given")
+        if len(words) > MAX_WORDS:
+            raise NotAWord(f"at most {MAX_WORDS} words can be judged together")
+        alphabet = self.lexicon.alphabet
+        out = []
+        for i, w in enumerate(words, 1):
+            word = normalise(w)
+            if not word.isalpha():
+                raise NotAWord(f"word {i} is not a word: use letters only")
+            if len(word) < 2:
+                raise NotAWord(f"word {i} has one letter: a word has at least two")
+            strange = sorted(set(word) - alphabet)
+            if strange:
+                raise NotAWord(f"word {i} has letters this lexicon does not use ({''.join(strange)})")
+            out.append(word)
+        return out
+
+    def judge(self, words: Sequence[str]) -> Verdict:
+        checked = self.check_words(words)
+        ok = all(w in self.lexicon for w in checked)
+        entry = Adjudication(self.clock(), tuple(checked), ok, self.lexicon.name)
+        self.log.append(entry)
+        if self.on_log is not None:
+            self.on_log(entry)
+        return Verdict(ok, len(checked))
+
+    def __call__(self, words: list[str]) -> bool:
+        """So a judge can be handed to :class:`~board_pi.rules.game.Game` directly."""
+        return self.judge(words).acceptable

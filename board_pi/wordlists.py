@@ -1,0 +1,131 @@
+"""Finding and loading lexicons from disk: the default list, club lists, the compiled cache.
+
+The default lexicon is the word list of the ``kjxqz`` package (about 188,000 words, a North
+American list, Apache-2.0), read from the installed package. A club's own list (NWL, CSW or any
+list they hold) is a plain text file, one word per line, given by path or dropped into a
+``lexicons/`` folder and named by its file name. Each list is compiled once into a compact file
+in the cache folder, keyed by the list's content, so later starts read it in milliseconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from .rules.lexicon import Lexicon, LexiconError, MAGIC, parse_word_list
+
+DEFAULT = "default"
+DEFAULT_NAMES = {"default", "kjxqz"}
+PROJECT_LEXICONS = Path(__file__).resolve().parents[1] / "lexicons"
+
+
+class LexiconNotFound(LexiconError):
+    """No lexicon by that name or path."""
+
+
+def search_dirs() -> list[Path]:
+    """Where named lexicons are looked for: $BOARD_PI_LEXICONS, ./lexicons, the project's lexicons/,
+    and the data directory's lexicons/."""
+    dirs = []
+    env = os.environ.get("BOARD_PI_LEXICONS")
+    if env:
+        dirs += [Path(p) for p in env.split(os.pathsep) if p]
+    dirs += [Path("lexicons"), PROJECT_LEXICONS]
+    data = os.environ.get("BOARD_PI_DATA")
+    if data:
+        dirs.append(Path(data) / "lexicons")
+    seen, out = set(), []
+    for d in dirs:
+        key = d.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("BOARD_PI_CACHE") or os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "board-pi" / "lexicons"
+
+
+def available() -> list[str]:
+    """Names of the lexicons that can be loaded by name."""
+    names = {DEFAULT}
+    for d in search_dirs():
+        if d.is_dir():
+            names |= {p.stem for p in d.glob("*.txt")} | {p.stem for p in d.glob("*.lex")}
+    return sorted(names)
+
+
+def resolve(spec: str | None) -> tuple[str, Path | None]:
+    """(name, path of the source list) for a name or path; the default list has no path."""
+    if spec is None or spec.strip().lower() in DEFAULT_NAMES:
+        return DEFAULT, None
+    p = Path(spec).expanduser()
+    if p.is_file():
+        return p.stem, p
+    if not re.fullmatch(r"[\w.-]+", spec):
+        raise LexiconNotFound(f"no lexicon file {spec}")
+    for d in search_dirs():
+        for ext in (".txt", ".lex", ""):
+            cand = d / f"{spec}{ext}"
+            if cand.is_file():
+                return spec, cand
+    raise LexiconNotFound(f"no lexicon named {spec!r}: put {spec}.txt in lexicons/ or give a path "
+                          f"(known: {', '.join(available())})")
+
+
+def _source_bytes(path: Path | None) -> bytes:
+    if path is None:
+        return resources.files("kjxqz").joinpath("words.txt").read_bytes()
+    return path.read_bytes()
+
+
+def load_lexicon(spec: str | None = None, use_cache: bool = True) -> Lexicon:
+    """Load a lexicon by name or path, compiling it into the cache on first use."""
+    name, path = resolve(spec)
+    try:
+        data = _source_bytes(path)
+    except (OSError, ModuleNotFoundError) as e:
+        raise LexiconNotFound(f"cannot read lexicon {name}: {e}") from None
+    if data.startswith(MAGIC):
+        return Lexicon.from_bytes(data)
+    digest = hashlib.sha1(data).hexdigest()[:16]
+    cached = cache_dir() / f"{name}-{digest}.lex"
+    if use_cache and cached.is_file():
+        try:
+            return Lexicon.from_bytes(cached.read_bytes())
+        except (OSError, LexiconError):
+            pass  # a damaged cache is rebuilt below
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    lex = Lexicon.from_words(parse_word_list(text), name=name)
+    if len(lex) == 0:
+        raise LexiconError(f"lexicon {name} has no words")
+    if use_cache:
+        _write_atomic(cached, lex.to_bytes())
+    return lex
+
+
+def compile_lexicon(source: str, out: Path) -> Lexicon:
+    """Compile a list into ``out`` (for shipping a ready-made file to a table)."""
+    lex = load_lexicon(source, use_cache=False)
+    _write_atomic(out, lex.to_bytes())
+    return lex
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".lex")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # no writable cache: compile in memory next time too
