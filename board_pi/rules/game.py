@@ -137,6 +137,15 @@ class RackPenalty:
 
 
 @dataclass(frozen=True)
+class ScoreAdjusted:
+    """A director's correction of a score, with the reason for the record."""
+
+    player: int
+    points: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class GameEnded:
     """The game stops here for a reason other than the tiles (director, overtime limit)."""
 
@@ -144,7 +153,7 @@ class GameEnded:
 
 
 Event = (PlayMade | Passed | Exchanged | ChallengeJudged | PhonyWithdrawn | ChallengeBonus | TurnLost
-         | TimePenalty | EndRackPoints | RackPenalty | GameEnded)
+         | TimePenalty | EndRackPoints | RackPenalty | ScoreAdjusted | GameEnded)
 
 TURN_EVENTS = (PlayMade, Passed, Exchanged, TurnLost)
 
@@ -377,6 +386,10 @@ class Game:
             self.append(e)
         return added
 
+    def adjust(self, player: int, points: int, reason: str) -> None:
+        """A director's score correction (kept in the record with its reason)."""
+        self.append(ScoreAdjusted(player, points, reason))
+
     def end(self, reason: str) -> None:
         """End the game now (director's decision, overtime limit)."""
         self.append(GameEnded(reason))
@@ -545,6 +558,12 @@ def _apply(s: GameState, e: Event, index: int) -> None:
         s.over = True
         s.end_reason = "went out" if s.going_out is not None else (s.end_reason or "six scoreless turns")
         s.last_play = None
+
+    elif isinstance(e, ScoreAdjusted):
+        if not e.reason.strip():
+            raise IllegalEvent("a score adjustment needs a reason")
+        s.scores[e.player] += e.points
+        s.moves.append(MoveLine(e.player, f"adjusted: {e.reason}", e.points, s.scores[e.player], index))
 
     elif isinstance(e, GameEnded):
         if s.over:

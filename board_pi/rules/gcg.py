@@ -20,7 +20,8 @@ from typing import Iterable
 
 from .board import BadCoordinate, Coordinate
 from .game import (ChallengeBonus, EndRackPoints, Event, Exchanged, Game, GameRules, IllegalEvent,
-                   Passed, PhonyWithdrawn, PlayMade, RackPenalty, TimePenalty)
+                   Passed, PhonyWithdrawn, PlayMade, RackPenalty, ScoreAdjusted, TimePenalty,
+                   TurnLost)
 from .play import IllegalPlay, Play
 from .tiles import BLANK, ENGLISH, TILE_SETS, TileSet
 
@@ -331,10 +332,18 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
             rec.moves.append(GcgMove("endrack", nick, word=e.rack, score=e.points, total=total))
         elif isinstance(e, RackPenalty):
             rec.moves.append(GcgMove("rackpenalty", nick, e.rack, word=e.rack, score=-e.points, total=total))
-        else:  # Passed, TurnLost: a lost turn is written as a pass
-            if type(e).__name__ in ("Passed", "TurnLost"):
-                rec.moves.append(GcgMove("pass", nick, total=total))
-    # GCG has no empty rack field for plays: write "?" count-free racks as the tiles played.
+        elif isinstance(e, ScoreAdjusted):
+            # GCG has no line for a director's adjustment: keep it as a note on the last event.
+            note = f"director adjusted {game.players[p]}'s score by {e.points:+d}: {e.reason}"
+            if rec.moves:
+                last = rec.moves[-1]
+                rec.moves[-1] = _with_note(last, f"{last.note}\n{note}" if last.note else note)
+            else:
+                rec.notes.append(note)
+        elif isinstance(e, (Passed, TurnLost)):  # a lost turn is written as a pass
+            rec.moves.append(GcgMove("pass", nick, total=total))
+    # The table never sees a rack: a play's rack is written as the tiles it used, other
+    # events leave the rack out (the reader accepts both).
     rec.moves = [_fill_rack(m) for m in rec.moves]
     return rec
 
@@ -348,10 +357,6 @@ def _fill_rack(m: GcgMove) -> GcgMove:
     if m.kind == "play" and not m.rack:
         tiles = "".join(sorted(BLANK if c.islower() else c for c in m.word if c != "."))
         return GcgMove(m.kind, m.nick, tiles, m.position, m.word, m.score, m.total, m.note, m.line)
-    if m.kind in ("pass", "exchange", "phony", "time") and not m.rack:
-        # The table never sees a rack; GCG needs a token here, and an exchange's tiles serve.
-        return GcgMove(m.kind, m.nick, m.word if m.kind == "exchange" and not m.word.isdigit() else "?",
-                       m.position, m.word, m.score, m.total, m.note, m.line)
     return m
 
 
