@@ -1,0 +1,18 @@
+"""The tournament clock: a pure model with time injected, and a controller for button events.
+
+>>> from board_pi.clock import GameClock, TimeControl
+"""
+
+from .controller import ClockAction, ClockController, ClockOutputs
+from .model import ClockError, ClockSnapshot, GameClock, Hold, TimeControl
+
+__all__ = [
+    "ClockAction",
+    "ClockController",
+    "ClockError",
+    "ClockOutputs",
+    "ClockSnapshot",
+    "GameClock",
+    "Hold",
+    "TimeControl",
+]
