@@ -1,0 +1,701 @@
+"""The table: a clock press becomes a read board, a scored play, and events in the journal.
+
+One :class:`Table` runs one game at a time. It is driven by button events (from the GPIO or
+Pico clock, or simulated by the demo), by the status page (confirmations, the director's
+controls), and by a periodic :meth:`Table.tick`. Every change is appended to the journal before
+it is published to the page.
+
+The flow of a turn: the player lays tiles and presses their side of the clock. The table takes
+frames until the board is still, reads it, and compares it with the committed board. New tiles in
+one line make a play, scored by the rules engine; no new tiles make a pass (or an exchange if the
+player marked one). A doubtful reading, an impossible shape, or a blank whose letter the lexicon
+does not settle is put to the players to confirm on the page; nothing is guessed silently.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
+
+from ..clock import ClockError, GameClock, TimeControl
+from ..rules.board import EMPTY, Square, BadCoordinate
+from ..rules.codec import event_from_dict, event_to_dict, rules_from_dict, rules_to_dict
+from ..rules.game import ChallengeRule, Game, GameRules, IllegalEvent
+from ..rules.gcg import record_from_game, write_gcg
+from ..rules.judge import NotAWord, Verdict, WordJudge
+from ..rules.play import IllegalPlay, Placement, check_placements
+from ..rules.tiles import BLANK
+from .bus import EventBus
+from .reading import (DOUBT_BELOW, BoardChange, BoardReading, blank_options, compare,
+                      placements_with_letters)
+from .store import Journal, StoredGame
+
+
+class TableError(ValueError):
+    """An action the table cannot take now; the message says why (shown as a 4xx on the page)."""
+
+
+class Camera(Protocol):
+    def read(self) -> Any | None:
+        """The next frame (BGR array), or None when there is none."""
+
+
+class BoardReader(Protocol):
+    def read(self, frame: Any) -> BoardReading | None:
+        """Read the 225 squares of a frame, or None when no board is in view."""
+
+
+@dataclass
+class Settings:
+    """How the table behaves (the configuration file fills these)."""
+
+    doubt_below: float = DOUBT_BELOW
+    settle_frames: int = 2  # consecutive readings that must agree before the board counts as still
+    settle_max_frames: int = 12  # give up after this many frames...
+    settle_seconds: float = 6.0  # ...or this long
+    lexicon: str = "default"
+
+
+@dataclass
+class Pending:
+    """Something the players must confirm on the page before the game goes on."""
+
+    kind: str  # "reading", "blank", "racks", "removal", "reread"
+    player: int
+    message: str
+    tiles: dict[str, str] = field(default_factory=dict)  # square name -> tile ('?' for a blank)
+    doubtful: list[str] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)  # blank letters the lexicon allows (if few)
+    exchange: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "player": self.player, "message": self.message, "tiles": self.tiles,
+                "doubtful": self.doubtful, "options": self.options, "exchange": self.exchange}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Pending":
+        return cls(d["kind"], int(d["player"]), d["message"], dict(d.get("tiles", {})),
+                   list(d.get("doubtful", [])), list(d.get("options", [])), bool(d.get("exchange", False)))
+
+
+@dataclass(frozen=True)
+class PressResult:
+    """What a press did: ``play``, ``pass``, ``exchange``, ``pending``, ``ignored``..."""
+
+    outcome: str
+    message: str = ""
+    score: int | None = None
+    play: str = ""
+
+
+class Table:
+    def __init__(self, journal: Journal, judge: WordJudge, *, camera: Camera | None = None,
+                 reader: BoardReader | None = None, settings: Settings | None = None,
+                 time_source: Callable[[], float] = time.monotonic,
+                 wall_time: Callable[[], float] = time.time,
+                 outputs: Any | None = None, on_finished: Callable[[str, dict[str, Any]], Any] | None = None,
+                 bus: EventBus | None = None) -> None:
+        self.journal = journal
+        self.judge = judge
+        self.camera = camera
+        self.reader = reader
+        self.settings = settings or Settings()
+        self.now = time_source
+        self.wall = wall_time
+        self.outputs = outputs  # lights, buzzer, displays: show(snapshot), beep(pattern), verdict(ok)
+        self.on_finished = on_finished  # called with the GCG text and meta of each finished game
+        self.bus = bus or EventBus()
+        self._lock = threading.RLock()
+        self.game: Game | None = None
+        self.clock: GameClock | None = None
+        self.game_id: int | None = None
+        self.meta: dict[str, Any] = {}
+        self.pending: Pending | None = None
+        self.removal: dict[str, str] = {}  # squares of a withdrawn phony still to be cleared
+        self.verdict: dict[str, Any] | None = None
+        self.messages: list[str] = []
+        self.last_reading: BoardReading | None = None
+        self.last_frame: Any | None = None
+        self.timings: dict[str, float] = {}
+
+    # -- games -----------------------------------------------------------------------------
+
+    def new_game(self, players: Sequence[str], rules: GameRules = GameRules(),
+                 control: TimeControl | None = None, meta: dict[str, Any] | None = None) -> int:
+        """Start a new game (an unfinished one is left in the journal, not lost)."""
+        with self._lock:
+            control = control or TimeControl()
+            if (rules.challenge is ChallengeRule.DOUBLE) != control.challenge_loses_turn:
+                control = TimeControl(**{**control.to_dict(),
+                                         "challenge_loses_turn": rules.challenge is ChallengeRule.DOUBLE})
+            game = Game(list(players), rules, judge=self.judge)
+            clock = GameClock(control, players=len(players), time_source=self.now)
+            self.meta = dict(meta or {})
+            self.meta.setdefault("lexicon", self.settings.lexicon)
+            self.game_id = self.journal.new_game(list(players), rules_to_dict(rules), self.meta)
+            self.game, self.clock = game, clock
+            self.pending, self.removal, self.verdict, self.messages = None, {}, None, []
+            self._save_clock()
+            self._publish("new_game", {"players": list(players)})
+            return self.game_id
+
+    def resume(self) -> bool:
+        """Pick up the journal's unfinished game, if there is one. Returns whether one was found."""
+        with self._lock:
+            stored = self.journal.unfinished()
+            if stored is None:
+                return False
+            self._load(stored)
+            self._publish("resumed", {"game_id": stored.id})
+            return True
+
+    def _load(self, stored: StoredGame) -> None:
+        rules = rules_from_dict(stored.rules)
+        game = Game(stored.players, rules, judge=self.judge)
+        for d in stored.events:
+            if d.get("type") == "undo":
+                game.undo()
+            else:
+                game.append(event_from_dict(d))
+        if stored.clock is not None:
+            clock = GameClock.from_dict(stored.clock, time_source=self.now, wall_time=self.wall())
+        else:
+            clock = GameClock(TimeControl(), players=len(stored.players), time_source=self.now)
+        self.game, self.clock, self.game_id, self.meta = game, clock, stored.id, dict(stored.meta)
+        self.pending = Pending.from_dict(stored.pending) if stored.pending else None
+        self.removal, self.verdict = {}, None
+
+    # -- recording ---------------------------------------------------------------------------
+
+    def _require(self) -> tuple[Game, GameClock]:
+        if self.game is None or self.clock is None:
+            raise TableError("no game: start a new game first")
+        return self.game, self.clock
+
+    def _journal_new_events(self, before: int) -> None:
+        """Append the game's events after index ``before`` to the journal (or take them back)."""
+        game, _ = self._require()
+        assert self.game_id is not None
+        new = game.events[before:]
+        try:
+            for e in new:
+                self.journal.append(self.game_id, event_to_dict(e))
+        except Exception:
+            del game.events[before:]
+            game.state = game.rebuild()
+            raise
+
+    def _save_clock(self) -> None:
+        if self.clock is not None and self.game_id is not None:
+            self.journal.save_clock(self.game_id, self.clock.to_dict(wall_time=self.wall()))
+
+    def _set_pending(self, pending: Pending | None) -> None:
+        self.pending = pending
+        if self.game_id is not None:
+            self.journal.save_pending(self.game_id, pending.to_dict() if pending else None)
+
+    def _publish(self, type: str, data: dict[str, Any] | None = None) -> None:
+        self.bus.publish(type, data or {})
+        self.bus.publish("state", self.snapshot())
+        if self.outputs is not None and self.clock is not None:
+            try:
+                self.outputs.refresh()
+            except Exception:  # a display fault must not stop the game
+                pass
+
+    def _say(self, message: str) -> None:
+        self.messages = (self.messages + [message])[-8:]
+
+    # -- reading the board -------------------------------------------------------------------
+
+    def settle(self) -> tuple[BoardReading | None, str]:
+        """Take frames until consecutive readings agree; (reading, '') or (None, why not)."""
+        if self.camera is None or self.reader is None:
+            return None, "no camera: enter the play on the page"
+        s = self.settings
+        deadline = self.wall() + s.settle_seconds
+        previous: BoardReading | None = None
+        agree = 1
+        why = "the board did not keep still"
+        for _ in range(s.settle_max_frames):
+            frame = self.camera.read()
+            if frame is None:
+                why = "the camera gave no picture"
+                break
+            reading = self.reader.read(frame)
+            if reading is None:
+                why = "the board is not in view (a hand or arm over it?)"
+                previous, agree = None, 1
+            elif previous is not None and reading.grid == previous.grid:
+                agree += 1
+                if agree >= s.settle_frames:
+                    self.last_frame, self.last_reading = frame, reading
+                    return reading, ""
+            else:
+                previous, agree = reading, 1
+            if self.wall() > deadline:
+                break
+        return None, why + ": waited and gave up; press again or enter the play on the page"
+
+    # -- a press -----------------------------------------------------------------------------
+
+    def press(self, player: int, exchange: bool = False, exchange_count: int | None = None,
+              at: float | None = None) -> PressResult:
+        """``player`` presses their side of the clock: their turn ends and the board is read."""
+        with self._lock:
+            game, clock = self._require()
+            at = self.now() if at is None else at
+            s = game.state
+            if s.over:
+                return PressResult("ignored", "the game is over")
+            if clock.phase == "ready":
+                clock.start(s.turn, at=at)
+                self._save_clock()
+                self._publish("clock", {"started": s.turn})
+                return PressResult("started", f"{game.players[s.turn]}'s clock started")
+            if clock.phase == "out_play" and player != s.going_out:
+                return self.accept_out_play(player)
+            if clock.running != player:
+                return PressResult("ignored", "that side's clock is not running")
+            if self.pending is not None and self.pending.kind in ("reading", "blank", "reread"):
+                return PressResult("ignored", "confirm the last play on the page first")
+            if s.going_out is not None or s.scoreless_ended:
+                return PressResult("ignored", "the game is at its end")
+            t0 = time.perf_counter()
+            if exchange:
+                return self._exchange(player, exchange_count, at)
+            reading, why = self.settle()
+            t1 = time.perf_counter()
+            if reading is None:
+                self._switch(player, at, out_play=False)
+                self._set_pending(Pending("reread", player, why))
+                self._publish("pending", self.pending.to_dict() if self.pending else {})
+                return PressResult("pending", why)
+            change = compare(s.board, reading, self.settings.doubt_below)
+            change = self._ignore_withdrawn(change)
+            result = self._turn_from_change(player, change, at)
+            self.timings = {"settle": t1 - t0, "decide": time.perf_counter() - t1}
+            return result
+
+    def _switch(self, player: int, at: float, out_play: bool) -> None:
+        _, clock = self._require()
+        clock.press(player, at=at, out_play=out_play)
+        self._save_clock()
+
+    def _ignore_withdrawn(self, change: BoardChange) -> BoardChange:
+        """A withdrawn phony's tiles still on the board are not a new play: keep asking for them."""
+        if not self.removal:
+            return change
+        still = {Square.parse(k) for k, v in self.removal.items()}
+        new = {sq: t for sq, t in change.new.items() if sq not in still}
+        left = [sq for sq in still if sq in change.new]
+        if not left:
+            self.removal = {}
+            self._say("the withdrawn tiles are off the board")
+        return BoardChange(new, change.missing, tuple(d for d in change.doubtful if d not in still))
+
+    def _turn_from_change(self, player: int, change: BoardChange, at: float) -> PressResult:
+        game, _ = self._require()
+        s = game.state
+        if change.missing:
+            names = ", ".join(str(q) for q in change.missing)
+            self._say(f"tiles already played are missing from {names}: put them back")
+        if not change.new:
+            self._switch(player, at, out_play=False)
+            before = len(game.events)
+            game.pass_turn(player)
+            self._journal_new_events(before)
+            self._after_turn()
+            self._publish("pass", {"player": player})
+            return PressResult("pass", f"{game.players[player]} passed")
+        tiles = {str(sq): t for sq, t in change.new.items()}
+        doubtful = [str(q) for q in change.doubtful]
+        shape_ok = True
+        try:
+            check_placements(s.board, placements_with_letters(change.new, {q: "a" for q in change.new}),
+                             game.rules.tiles)
+        except IllegalPlay as e:
+            shape_ok = False
+            why = str(e)
+        out = s.bag == 0 and len(change.new) == s.racks[player]
+        self._switch(player, at, out_play=out and shape_ok and not doubtful)
+        if not shape_ok or doubtful or change.missing:
+            msg = why if not shape_ok else ("check the squares marked" if doubtful else
+                                            "tiles already played seem to have moved")
+            self._set_pending(Pending("reading", player, f"is this the play? {msg}", tiles, doubtful))
+            self._publish("pending", self.pending.to_dict() if self.pending else {})
+            return PressResult("pending", msg)
+        return self._place(player, tiles)
+
+    def _place(self, player: int, tiles: dict[str, str]) -> PressResult:
+        """Commit new tiles as ``player``'s play, settling blanks first."""
+        game, _ = self._require()
+        try:
+            new = {Square.parse(k): v for k, v in tiles.items()}
+        except BadCoordinate as e:
+            raise TableError(str(e)) from None
+        blank_squares = [sq for sq, t in new.items() if t == BLANK]
+        letters: dict[Square, str] = {}
+        if blank_squares:
+            choice = blank_options(game.state.board, new, game.rules.tiles,
+                                   lambda words: self.judge.lexicon is not None and
+                                   all(w in self.judge.lexicon for w in words), limit=4)
+            if choice.unique is None:
+                names = ", ".join(str(q) for q in choice.squares)
+                msg = (f"which letter is the blank on {names}?" if choice.options else
+                       f"which letter is the blank on {names}? (no letter makes every word valid)")
+                self._set_pending(Pending("blank", player, msg, tiles, [str(q) for q in choice.squares],
+                                          list(choice.options)))
+                self._publish("pending", self.pending.to_dict() if self.pending else {})
+                return PressResult("pending", msg)
+            letters = dict(zip(choice.squares, choice.unique))
+            self._say(f"blank read as {', '.join(f'{l} on {q}' for q, l in letters.items())}")
+        return self._commit(player, placements_with_letters(new, letters))
+
+    def _commit(self, player: int, placements: list[Placement]) -> PressResult:
+        game, clock = self._require()
+        before = len(game.events)
+        try:
+            scored = game.play_tiles(player, placements)
+        except (IllegalEvent, IllegalPlay) as e:
+            tiles = {str(p.square): (BLANK if p.is_blank else p.tile) for p in placements}
+            self._set_pending(Pending("reading", player, f"this cannot be played: {e}", tiles))
+            self._publish("pending", self.pending.to_dict() if self.pending else {})
+            return PressResult("pending", str(e))
+        self._journal_new_events(before)
+        self._set_pending(None)
+        self.verdict = None
+        if self.outputs is not None:
+            self.outputs.verdict(None)
+        move = game.state.moves[-1]
+        if game.state.going_out is not None and clock.phase == "running":
+            # Confirmed late: the out-play rule stops both clocks while the opponent decides.
+            self._say(f"{game.players[player]} went out: challenge or accept")
+        self._publish("play", {"player": player, "play": move.text, "score": scored.score})
+        return PressResult("play", move.text, scored.score, move.text)
+
+    def _exchange(self, player: int, count: int | None, at: float) -> PressResult:
+        game, _ = self._require()
+        s = game.state
+        n = count if count is not None else s.racks[player]
+        before = len(game.events)
+        try:
+            game.exchange(player, n)
+        except IllegalEvent as e:
+            return PressResult("ignored", str(e))
+        self._journal_new_events(before)
+        self._switch(player, at, out_play=False)
+        self._after_turn()
+        self._publish("exchange", {"player": player, "count": n})
+        return PressResult("exchange", f"{game.players[player]} exchanged {n}")
+
+    def _after_turn(self) -> None:
+        game, clock = self._require()
+        if game.state.scoreless_ended and not game.state.over:
+            try:
+                clock.end()
+            except ClockError:
+                pass
+            self._save_clock()
+            self._set_pending(Pending("racks", game.state.turn,
+                                      "six scoreless turns: the game is over; enter each rack"))
+
+    # -- confirmations from the page ---------------------------------------------------------
+
+    def confirm(self, tiles: dict[str, str] | None = None) -> PressResult:
+        """Confirm (or correct) the pending reading: ``tiles`` maps squares to letters ('?' blank)."""
+        with self._lock:
+            p = self.pending
+            if p is None or p.kind not in ("reading", "reread", "blank"):
+                raise TableError("there is no reading to confirm")
+            chosen = dict(p.tiles if tiles is None else tiles)
+            for k, v in chosen.items():
+                if not isinstance(v, str) or len(v) != 1:
+                    raise TableError(f"square {k}: give one letter or '?' for a blank")
+            chosen = {k.upper(): (v if v == BLANK or v.islower() else v.upper()) for k, v in chosen.items()}
+            if not chosen:
+                game, _ = self._require()
+                before = len(game.events)
+                game.pass_turn(p.player)
+                self._journal_new_events(before)
+                self._set_pending(None)
+                self._after_turn()
+                self._publish("pass", {"player": p.player})
+                return PressResult("pass")
+            # Lower case means the player already said which letter a blank is.
+            return self._place(p.player, chosen)
+
+    def set_blanks(self, letters: dict[str, str]) -> PressResult:
+        """The players say which letter each blank of the pending play stands for."""
+        with self._lock:
+            p = self.pending
+            if p is None or p.kind != "blank":
+                raise TableError("no blank is waiting for its letter")
+            game, _ = self._require()
+            tiles = dict(p.tiles)
+            for sq in p.doubtful:
+                letter = str(letters.get(sq, "")).upper()
+                if not game.rules.tiles.is_letter(letter):
+                    raise TableError(f"give the letter of the blank on {sq}")
+                tiles[sq] = letter.lower()
+            placements = [Placement(Square.parse(k), v) for k, v in sorted(tiles.items())]
+            return self._commit(p.player, placements)
+
+    def enter_play(self, player: int, play: str) -> PressResult:
+        """Enter a play by hand in score-sheet notation (no camera, or a correction)."""
+        with self._lock:
+            game, _ = self._require()
+            from ..rules.play import Play
+            try:
+                placements = Play.parse(play).placements(game.state.board, game.rules.tiles)
+            except (IllegalPlay, BadCoordinate) as e:
+                raise TableError(str(e)) from None
+            return self._commit(player, placements)
+
+    def give_racks(self, racks: dict[int, str]) -> None:
+        """The racks left at the end (needed after six scoreless turns, or with 3-4 players)."""
+        with self._lock:
+            game, _ = self._require()
+            before = len(game.events)
+            try:
+                game.finish({int(k): str(v).upper() for k, v in racks.items()})
+            except IllegalEvent as e:
+                raise TableError(str(e)) from None
+            self._journal_new_events(before)
+            self._set_pending(None)
+            self._end_game()
+
+    # -- challenges ---------------------------------------------------------------------------
+
+    def hold(self, player: int) -> None:
+        with self._lock:
+            _, clock = self._require()
+            try:
+                clock.hold_play()
+            except ClockError as e:
+                raise TableError(str(e)) from None
+            self._save_clock()
+            self._publish("hold", {"player": player})
+
+    def challenge(self, player: int, acceptable: bool | None = None) -> Verdict:
+        """``player`` challenges the last play; the word judge rules on it as a whole.
+
+        ``acceptable`` overrides the judge (the demo follows a record made with another lexicon).
+        """
+        with self._lock:
+            game, clock = self._require()
+            lp = game.state.last_play
+            if lp is None:
+                raise TableError("there is no play to challenge")
+            if self.pending is not None and self.pending.kind in ("reading", "blank", "reread"):
+                raise TableError("confirm the play waiting on the page first")
+            if game.rules.challenge is ChallengeRule.VOID:
+                raise TableError("under the void rule every play was judged as it was made")
+            if player == lp.player:
+                raise TableError("a player cannot challenge their own play")
+            try:
+                clock.challenge()
+            except ClockError:
+                pass  # the clock may already be stopped (out-play); the challenge goes on
+            judged = self.judge.judge(lp.words).acceptable
+            verdict = judged if acceptable is None else acceptable
+            if verdict != judged:
+                self._say("the record's verdict differs from this lexicon's: following the record")
+            before = len(game.events)
+            try:
+                game.challenge(player, verdict)
+            except IllegalEvent as e:
+                raise TableError(str(e)) from None
+            self._journal_new_events(before)
+            self.verdict = {"acceptable": verdict, "time": self.wall()}
+            if self.outputs is not None:
+                self.outputs.verdict(verdict)
+            out = game.state.going_out is not None
+            try:
+                clock.resolve_challenge(verdict, game_over=verdict and out)
+            except ClockError:
+                pass
+            self._save_clock()
+            if not verdict:
+                self.removal = {str(p.square): p.tile for p in lp.scored.placements}
+                self._say("not acceptable: take the tiles back")
+            self._publish("verdict", {"acceptable": verdict})
+            if verdict and out:
+                self._finish_out_play()
+            return Verdict(verdict, len(lp.words))
+
+    def accept_out_play(self, player: int | None = None) -> PressResult:
+        """The opponent does not challenge the last play, which went out: the game ends."""
+        with self._lock:
+            game, clock = self._require()
+            if game.state.going_out is None:
+                raise TableError("nobody has gone out")
+            try:
+                clock.accept_out_play()
+            except ClockError:
+                clock.end()
+            self._save_clock()
+            self._finish_out_play()
+            return PressResult("end", "the game is over")
+
+    def _finish_out_play(self) -> None:
+        game, _ = self._require()
+        before = len(game.events)
+        try:
+            game.finish()
+        except IllegalEvent as e:  # 3-4 players: the racks must be given
+            self._set_pending(Pending("racks", game.state.turn, str(e)))
+            self._publish("pending", self.pending.to_dict() if self.pending else {})
+            return
+        self._journal_new_events(before)
+        self._end_game()
+
+    def _end_game(self, reason: str = "") -> None:
+        game, clock = self._require()
+        try:
+            clock.end()
+        except ClockError:
+            pass
+        before = len(game.events)
+        for p in range(len(game.players)):
+            game.time_penalty(p, clock.overtime_penalty(p))
+        if not game.state.over:
+            game.end(reason or "ended")
+        self._journal_new_events(before)
+        self._save_clock()
+        assert self.game_id is not None
+        self.journal.finish(self.game_id)
+        gcg = self.gcg()
+        if self.on_finished is not None:
+            try:
+                self.on_finished(gcg, {"players": game.players, "scores": game.state.scores,
+                                       "game_id": self.game_id, **self.meta})
+            except Exception as e:  # the archive failing must not lose the journal's copy
+                self._say(f"could not archive the game: {e}")
+        self._publish("game_over", {"scores": game.state.scores, "winners": game.state.winners()})
+
+    # -- the director ------------------------------------------------------------------------
+
+    def pause(self) -> None:
+        with self._lock:
+            _, clock = self._require()
+            try:
+                clock.pause()
+            except ClockError as e:
+                raise TableError(str(e)) from None
+            self._save_clock()
+            self._publish("paused")
+
+    def resume_clock(self) -> None:
+        with self._lock:
+            _, clock = self._require()
+            try:
+                clock.resume()
+            except ClockError as e:
+                raise TableError(str(e)) from None
+            self._save_clock()
+            self._publish("resumed")
+
+    def undo(self) -> str:
+        with self._lock:
+            game, _ = self._require()
+            assert self.game_id is not None
+            try:
+                e = game.undo()
+            except IllegalEvent as err:
+                raise TableError(str(err)) from None
+            self.journal.append(self.game_id, {"type": "undo"})
+            self._set_pending(None)
+            self._publish("undo", {"event": event_to_dict(e)})
+            return event_to_dict(e)["type"]
+
+    def adjust(self, player: int, points: int, reason: str) -> None:
+        with self._lock:
+            game, _ = self._require()
+            if not 0 <= player < len(game.players):
+                raise TableError(f"there is no player {player + 1}")
+            before = len(game.events)
+            try:
+                game.adjust(player, points, reason)
+            except IllegalEvent as e:
+                raise TableError(str(e)) from None
+            self._journal_new_events(before)
+            self._publish("adjusted", {"player": player, "points": points, "reason": reason})
+
+    def end_game(self, reason: str = "ended by the director") -> None:
+        with self._lock:
+            game, _ = self._require()
+            if game.state.over:
+                raise TableError("the game is already over")
+            self._end_game(reason)
+
+    def judge_words(self, words: Sequence[str]) -> Verdict:
+        """The word judge screen: the play as a whole, never which word."""
+        try:
+            return self.judge.judge(list(words))
+        except NotAWord as e:
+            raise TableError(str(e)) from None
+
+    # -- time --------------------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Call a few times a second: flags, the hold's 15 seconds, tiles still to be taken back."""
+        with self._lock:
+            if self.game is None or self.clock is None or self.game.state.over:
+                return
+            flagged = [p for p in range(len(self.game.players)) if self.clock.flagged(p)]
+            if flagged:
+                self._say(f"{self.game.players[flagged[0]]} is over the overtime limit: the game ends")
+                self._end_game("overtime limit")
+
+    # -- what the page shows -----------------------------------------------------------------
+
+    def gcg(self) -> str:
+        game, _ = self._require()
+        return write_gcg(record_from_game(game, lexicon=str(self.meta.get("lexicon", ""))))
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as the JSON API gives it."""
+        with self._lock:
+            if self.game is None or self.clock is None:
+                return {"game": None, "board": ["." * 15] * 15, "players": [], "turn": None, "moves": [],
+                        "unseen": {}, "bag": 0, "over": False, "pending": None, "messages": self.messages}
+            g, c = self.game, self.clock
+            s = g.state
+            snap = c.snapshot()
+            last = s.last_play
+            players = []
+            for i, name in enumerate(g.players):
+                players.append({
+                    "name": name, "score": s.scores[i], "rack": s.racks[i],
+                    "clock": {"remaining_ms": int(round(snap.remaining[i] * 1000)),
+                              "overtime_penalty": snap.penalties[i], "running": snap.running == i,
+                              "flagged": snap.flagged[i]},
+                })
+            unseen = s.unseen
+            return {
+                "game": self.game_id,
+                "board": s.board.rows(),
+                "premiums": list(g.rules.layout.rows),
+                "values": {t: g.rules.tiles.value(t) for t in g.rules.tiles.letters},
+                "players": players,
+                "turn": None if s.over else s.turn,
+                "moves": [{"player": m.player, "text": m.text, "score": m.score, "total": m.total}
+                          for m in s.moves],
+                "last_play": [str(p.square) for p in last.scored.placements] if last else [],
+                "unseen": {t: unseen[t] for t in sorted(unseen)},
+                "bag": s.bag,
+                "clock": {"phase": snap.phase, "running": snap.running,
+                          "hold": None if snap.hold is None else {"by": snap.hold.by, "of": snap.hold.of},
+                          "may_draw": snap.may_draw},
+                "rules": {"challenge": g.rules.challenge.value, "tournament": g.rules.tournament,
+                          "lexicon": self.meta.get("lexicon", "")},
+                "verdict": self.verdict,
+                "pending": self.pending.to_dict() if self.pending else None,
+                "removal": sorted(self.removal),
+                "messages": list(self.messages),
+                "over": s.over,
+                "winners": s.winners() if s.over else [],
+            }
