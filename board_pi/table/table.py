@@ -307,6 +307,7 @@ class Table:
             before = len(game.events)
             game.pass_turn(player)
             self._journal_new_events(before)
+            self._reader_commit()
             self._after_turn()
             self._publish("pass", {"player": player})
             return PressResult("pass", f"{game.players[player]} passed")
@@ -366,6 +367,7 @@ class Table:
             return PressResult("pending", str(e))
         self._journal_new_events(before)
         self._set_pending(None)
+        self._reader_commit()
         self.verdict = None
         if self.outputs is not None:
             self.outputs.verdict(None)
@@ -375,6 +377,11 @@ class Table:
             self._say(f"{game.players[player]} went out: challenge or accept")
         self._publish("play", {"player": player, "play": move.text, "score": scored.score})
         return PressResult("play", move.text, scored.score, move.text)
+
+    def _reader_commit(self) -> None:
+        commit = getattr(self.reader, "commit", None)
+        if commit is not None and self.game is not None:
+            commit(self.game.state.board.rows())
 
     def _exchange(self, player: int, count: int | None, at: float) -> PressResult:
         game, _ = self._require()

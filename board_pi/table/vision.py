@@ -1,0 +1,140 @@
+"""The table's eyes: frames from a camera, the board found in them, and the squares read.
+
+:class:`VisionReader` joins the vision stages for the table: it finds the grid (automatically,
+or from a saved calibration), rectifies it, and reads only the squares that look different from
+the last committed board; the rest keep their committed reading. Vision is imported only here,
+so the rules and the table's logic run without OpenCV.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .reading import BoardReading
+
+N = 15
+
+
+@dataclass
+class ReaderStats:
+    frames: int = 0
+    located: int = 0  # frames whose grid was found automatically
+    fallback: int = 0  # frames read with the saved calibration instead
+    squares_read: int = 0
+
+
+class VisionReader:
+    """Frame -> :class:`BoardReading`, reading only changed squares.
+
+    ``locate(frame)`` returns the grid's 4 corners (TL, TR, BR, BL) or None; ``calibration()``
+    gives saved corners for when locating fails (a fixed installation); ``change_threshold`` is
+    the mean grey-level difference (0-255) at which a square counts as changed.
+    """
+
+    def __init__(self, reader: Any | None = None,
+                 locate: Callable[[np.ndarray], np.ndarray | None] | None = None,
+                 calibration: Callable[[], np.ndarray | None] | None = None,
+                 change_threshold: float = 12.0) -> None:
+        if reader is None:
+            from ..vision.read import Reader
+            reader = Reader()
+        self.reader = reader
+        self.locate = locate if locate is not None else default_locator()
+        self.calibration = calibration
+        self.change_threshold = change_threshold
+        self.stats = ReaderStats()
+        self._ref_warp: np.ndarray | None = None
+        self._ref_grid: list[list[str]] | None = None
+        self._ref_conf: np.ndarray | None = None
+        self.last_corners: np.ndarray | None = None
+
+    def corners_for(self, frame: np.ndarray) -> np.ndarray | None:
+        self.stats.frames += 1
+        corners = self.locate(frame) if self.locate is not None else None
+        if corners is not None:
+            self.stats.located += 1
+            return np.asarray(corners, np.float32).reshape(4, 2)
+        if self.calibration is not None:
+            cal = self.calibration()
+            if cal is not None:
+                self.stats.fallback += 1
+                return np.asarray(cal, np.float32).reshape(4, 2)
+        return None
+
+    def _gray_warp(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        import cv2
+
+        from ..vision.read import SQUARE_PX, _warp
+
+        w = _warp(frame, corners)
+        pad = (w.shape[0] - N * SQUARE_PX) // 2
+        g = cv2.cvtColor(w, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        g = g[pad:pad + N * SQUARE_PX, pad:pad + N * SQUARE_PX]
+        return cv2.GaussianBlur(g, (3, 3), 0)
+
+    def changed_squares(self, warp: np.ndarray) -> list[tuple[int, int]]:
+        """Squares whose picture differs from the last committed frame's."""
+        if self._ref_warp is None:
+            return [(r, c) for r in range(N) for c in range(N)]
+        px = warp.shape[0] // N
+        d = np.abs(warp - self._ref_warp)
+        # Remove a global brightness change (lighting at the table) before comparing squares.
+        d = np.abs((warp - warp.mean()) - (self._ref_warp - self._ref_warp.mean()))
+        cells = d[:px * N, :px * N].reshape(N, px, N, px).mean(axis=(1, 3))
+        return [(int(r), int(c)) for r, c in zip(*np.nonzero(cells > self.change_threshold))]
+
+    def read(self, frame: np.ndarray) -> BoardReading | None:
+        corners = self.corners_for(frame)
+        if corners is None:
+            return None
+        self.last_corners = corners
+        warp = self._gray_warp(frame, corners)
+        squares = self.changed_squares(warp)
+        self.stats.squares_read += len(squares)
+        reading = self.reader.read(frame, corners, squares=squares) if squares else None
+        grid = [list(r) for r in self._ref_grid] if self._ref_grid else [["."] * N for _ in range(N)]
+        conf = self._ref_conf.copy() if self._ref_conf is not None else np.ones((N, N), np.float32)
+        if reading is not None:
+            for r, c in squares:
+                grid[r][c] = reading.grid[r][c]
+                conf[r, c] = reading.confidence[r, c]
+        self._pending = (warp, grid, conf)
+        return BoardReading(tuple("".join(r) for r in grid),
+                            tuple(tuple(float(v) for v in row) for row in conf))
+
+    def commit(self, rows: Sequence[str]) -> None:
+        """The board is now ``rows`` (as committed): compare later frames with the last one read.
+
+        The committed rows, not the reading, become the reference, so a correction made on the
+        page sticks and an old tile is never read again unless its square changes.
+        """
+        pending = getattr(self, "_pending", None)
+        if pending is not None:
+            warp, _, conf = pending
+            grid = [list(r) for r in board_rows(rows)]
+            self._ref_warp, self._ref_grid, self._ref_conf = warp, grid, conf
+
+    def reset(self) -> None:
+        self._ref_warp = self._ref_grid = self._ref_conf = None
+
+
+def default_locator() -> Callable[[np.ndarray], np.ndarray | None] | None:
+    """The automatic board finder, if the vision stage that finds boards is installed."""
+    try:
+        from ..vision.locate import find_board
+    except ImportError:
+        return None
+
+    def locate(frame: np.ndarray) -> np.ndarray | None:
+        found = find_board(frame)
+        return None if found is None else found.corners
+
+    return locate
+
+
+def board_rows(rows: Sequence[str]) -> list[str]:
+    """Board rows as the camera sees them: a blank is a tile with no letter ('?')."""
+    return ["".join("?" if c.islower() else c for c in r) for r in rows]
