@@ -46,6 +46,15 @@ def build_parser() -> argparse.ArgumentParser:
     lx = sub.add_parser("lexicon", help="compile or inspect a lexicon")
     lx.add_argument("source", metavar="NAME|PATH")
     lx.set_defaults(handler=_lazy("board_pi.commands", "cmd_lexicon"))
+    d = sub.add_parser("demo", help="a whole game at a simulated table: no hardware needed")
+    d.add_argument("--game", metavar="FILE.gcg", help="the game to act out (default: the bundled game)")
+    d.add_argument("--speed", default="20", metavar="N|max",
+                   help="how many times faster than a real game (default 20); max: as fast as possible")
+    d.add_argument("--port", type=int, default=8080, help="status page port (default 8080)")
+    d.add_argument("--no-web", action="store_true", help="do not serve the status page")
+    d.add_argument("--json", action="store_true", help="end with one JSON line: final, recorded, plays")
+    d.add_argument("--data", metavar="DIR", help="keep the journal here (default: a temporary folder)")
+    d.set_defaults(handler=_lazy("board_pi.table.demo", "run"))
     return p
 
 

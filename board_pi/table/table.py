@@ -285,15 +285,21 @@ class Table:
         self._save_clock()
 
     def _ignore_withdrawn(self, change: BoardChange) -> BoardChange:
-        """A withdrawn phony's tiles still on the board are not a new play: keep asking for them."""
+        """A withdrawn phony's tiles all still on the board are not a new play: keep asking.
+
+        Once any of them has gone, the tiles were taken back, and a tile now on one of those
+        squares is a new tile like any other.
+        """
         if not self.removal:
             return change
-        still = {Square.parse(k) for k, v in self.removal.items()}
-        new = {sq: t for sq, t in change.new.items() if sq not in still}
-        left = [sq for sq in still if sq in change.new]
-        if not left:
+        still = {Square.parse(k) for k, v in self.removal.items()
+                 if change.new.get(Square.parse(k)) == (BLANK if v.islower() else v)}
+        if len(still) < len(self.removal):
             self.removal = {}
-            self._say("the withdrawn tiles are off the board")
+            self._say("the withdrawn tiles were taken back")
+            return change
+        self._say("take the withdrawn tiles back: " + ", ".join(sorted(self.removal)))
+        new = {sq: t for sq, t in change.new.items() if sq not in still}
         return BoardChange(new, change.missing, tuple(d for d in change.doubtful if d not in still))
 
     def _turn_from_change(self, player: int, change: BoardChange, at: float) -> PressResult:
@@ -434,6 +440,14 @@ class Table:
             # Lower case means the player already said which letter a blank is.
             return self._place(p.player, chosen)
 
+    def discard_pending(self) -> None:
+        """Drop the reading waiting for confirmation (the players will enter the play instead)."""
+        with self._lock:
+            if self.pending is None:
+                raise TableError("nothing is waiting for confirmation")
+            self._set_pending(None)
+            self._publish("pending", {})
+
     def set_blanks(self, letters: dict[str, str]) -> PressResult:
         """The players say which letter each blank of the pending play stands for."""
         with self._lock:
@@ -460,6 +474,18 @@ class Table:
             except (IllegalPlay, BadCoordinate) as e:
                 raise TableError(str(e)) from None
             return self._commit(player, placements)
+
+    def record(self, event: Any) -> None:
+        """Append a game event entered by hand (a score sheet typed in, a correction)."""
+        with self._lock:
+            game, _ = self._require()
+            before = len(game.events)
+            try:
+                game.append(event)
+            except IllegalEvent as e:
+                raise TableError(str(e)) from None
+            self._journal_new_events(before)
+            self._publish("recorded", event_to_dict(event))
 
     def give_racks(self, racks: dict[int, str]) -> None:
         """The racks left at the end (needed after six scoreless turns, or with 3-4 players)."""
@@ -630,6 +656,17 @@ class Table:
                 raise TableError(str(e)) from None
             self._journal_new_events(before)
             self._publish("adjusted", {"player": player, "points": points, "reason": reason})
+
+    def time_penalty(self, player: int, points: int) -> None:
+        """A time penalty decided by the director (the clock's own are applied at the end)."""
+        with self._lock:
+            game, _ = self._require()
+            if not 0 <= player < len(game.players) or points < 0:
+                raise TableError("a time penalty needs a player and a number of points")
+            before = len(game.events)
+            game.time_penalty(player, points)
+            self._journal_new_events(before)
+            self._publish("time_penalty", {"player": player, "points": points})
 
     def end_game(self, reason: str = "ended by the director") -> None:
         with self._lock:

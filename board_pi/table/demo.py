@@ -1,0 +1,303 @@
+"""``board-pi demo``: a whole game at a table with no hardware.
+
+A recorded game (the bundled one by default) is acted out at a simulated table: after each play
+the synthetic renderer draws the board as a camera would see it (hands over the board in some
+frames), the player's press comes at a realistic pace, and the real recognition, rules engine,
+journal and status page do the rest. Challenges, phonies withdrawn, exchanges and passes are
+acted out as players would at the board. At the end the demo says whether the final scores
+equal the record's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..cli import UsageError
+from ..clock import TimeControl
+from ..rules.board import Board, Coordinate
+from ..rules.game import ChallengeRule, Game, GameRules
+from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg, replay
+from ..rules.judge import WordJudge
+from ..rules.play import Play
+from ..rules.tiles import ENGLISH
+from .store import Journal
+from .table import Table
+
+BUNDLED = "demo.gcg"
+
+
+class VirtualTime:
+    """The demo's clock: runs ``speed`` times faster than real time, or only when advanced."""
+
+    def __init__(self, speed: float | None) -> None:
+        self.speed = speed  # None: as fast as possible (time moves only by advance())
+        self._virtual = 0.0
+        self._real = time.monotonic()
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        with self._lock:
+            if self.speed is None:
+                return self._virtual
+            return self._virtual + (time.monotonic() - self._real) * self.speed
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of game time pass (sleeping for the real share of it)."""
+        if self.speed is None:
+            with self._lock:
+                self._virtual += seconds
+            return
+        time.sleep(seconds / self.speed)
+
+
+class ScriptedCamera:
+    """A camera over the demo's board: renders the physical board, with a hand in some frames."""
+
+    def __init__(self, seed: int, size: tuple[int, int] = (1280, 960)) -> None:
+        import numpy as np
+
+        from ..vision.render import random_style
+
+        self.rows = ["." * 15] * 15
+        self.seed = seed
+        self.size = size
+        self.style = random_style(np.random.default_rng(seed))
+        self.frame_no = 0
+        self.hand_frames = 0
+        self.last_corners: Any = None
+        self.render_seconds = 0.0
+
+    def read(self) -> Any:
+        from ..vision.render import render_board
+
+        self.frame_no += 1
+        hand = self.hand_frames > 0
+        if hand:
+            self.hand_frames -= 1
+        t = time.perf_counter()
+        r = render_board(self.rows, seed=self.seed * 100003 + self.frame_no, size=self.size,
+                         hand=hand, tilt=15.0, style=self.style)
+        self.render_seconds += time.perf_counter() - t
+        self.last_corners = r.corners
+        return r.image
+
+
+@dataclass
+class DemoResult:
+    final: list[int]
+    recorded: list[int]
+    plays: int = 0
+    plays_read_correctly: int = 0
+    notes: list[str] = field(default_factory=list)
+    press_to_score: list[float] = field(default_factory=list)
+
+
+def load_record(path: str | None) -> GcgRecord:
+    if path is None:
+        text = resources.files("board_pi.table").joinpath("data", BUNDLED).read_text("utf-8")
+        return parse_gcg(text)
+    try:
+        return read_gcg(path)
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    except GcgError as e:
+        raise UsageError(f"{path}: {e}") from None
+
+
+def challenge_rule(rec: GcgRecord) -> ChallengeRule:
+    bonuses = {m.score for m in rec.moves if m.kind == "challenge"}
+    if 10 in bonuses:
+        return ChallengeRule.TEN_POINTS
+    if bonuses:
+        return ChallengeRule.FIVE_POINTS
+    return ChallengeRule.SINGLE
+
+
+def run(args: argparse.Namespace) -> int:
+    rec = load_record(args.game)
+    check = replay(rec)
+    if check.error is not None:
+        raise UsageError(f"the record cannot be played: {check.error}")
+    if check.tiles is not ENGLISH:
+        raise UsageError("the demo's renderer draws English tiles only; this record uses "
+                         f"the {check.tiles.name} set")
+    speed = None if str(args.speed) == "max" else float(args.speed)
+    if speed is not None and speed <= 0:
+        raise UsageError("--speed must be a positive number or 'max'")
+    say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else \
+        (lambda *a: print(*a, flush=True))
+    result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data)
+    same = result.final == result.recorded
+    say(f"final: " + ", ".join(f"{n} {s}" for n, s in zip(check.game.players, result.final))
+        + f"; recorded: {', '.join(map(str, result.recorded))} -> "
+        + ("the same" if same else "DIFFERENT"))
+    say(f"plays read correctly without correction: {result.plays_read_correctly}/{result.plays}")
+    if result.press_to_score:
+        ts = sorted(result.press_to_score)
+        say(f"press to score (board still): median {ts[len(ts) // 2] * 1000:.0f} ms, "
+            f"max {ts[-1] * 1000:.0f} ms")
+    if args.json:
+        print(json.dumps({"final": result.final, "recorded": result.recorded, "plays": result.plays,
+                          "plays_read_correctly": result.plays_read_correctly}), flush=True)
+    return 0 if same else 1
+
+
+def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool = True,
+                say: Any = print, data_dir: str | None = None, seed: int = 1) -> DemoResult:
+    """Act out ``rec`` at a simulated table; returns the scores and how the reading went."""
+    from ..wordlists import load_lexicon
+    from .vision import VisionReader
+
+    check = replay(rec)
+    names = check.game.players
+    nicks = [p.nick for p in rec.players] or names
+    rules = GameRules(challenge=challenge_rule(rec), tournament=len(names) == 2, tiles=check.tiles)
+    clock_time = VirtualTime(speed)
+    tmp = tempfile.TemporaryDirectory(prefix="board-pi-demo-")
+    data = Path(data_dir) if data_dir else Path(tmp.name)
+    judge = WordJudge(load_lexicon(), clock=time.time)
+    camera = ScriptedCamera(seed)
+    reader = VisionReader(calibration=lambda: camera.last_corners)
+    table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
+                  time_source=clock_time)
+    table.new_game(names, rules, TimeControl(minutes=25), meta={"lexicon": "default", "demo": True})
+    server = None
+    if web:
+        server = _start_web(table, port, say)
+    rng = random.Random(seed)
+    shadow = Game(names, GameRules(tiles=check.tiles, tournament=len(names) == 2))
+    result = DemoResult([0] * len(names), check.recorded_final)
+    racks_at_end: dict[int, str] = {}
+    try:
+        table.press((shadow.state.turn + 1) % len(names))  # the opponent starts the first player's clock
+        for m in rec.moves:
+            p = nicks.index(m.nick)
+            if m.kind in ("play", "pass", "exchange"):
+                clock_time.advance(rng.uniform(15, 75))
+            if m.kind == "play":
+                _act_play(table, shadow, camera, p, m, rng, result, say)
+            elif m.kind == "pass":
+                if table.game is not None and table.game.state.going_out is not None:
+                    table.accept_out_play(p)
+                    say(f"{names[p]} accepts the out-play")
+                else:
+                    shadow.pass_turn(p)
+                    camera.hand_frames = 0
+                    out = table.press(p)
+                    say(f"{names[p]:>14}: pass ({out.outcome})")
+            elif m.kind == "exchange":
+                n = int(m.word) if m.word.isdigit() else len(m.word)
+                shadow.exchange(p, n)
+                out = table.press(p, exchange=True, exchange_count=n)
+                say(f"{names[p]:>14}: exchanges {n} ({out.outcome})")
+            elif m.kind in ("phony", "challenge"):
+                challenger = (p + 1) % len(names)
+                acceptable = m.kind == "challenge"
+                lp = table.game.state.last_play if table.game else None
+                if lp is not None and table.judge.judge(lp.words).acceptable != acceptable:
+                    msg = (f"line {m.line}: the record says the play was "
+                           f"{'acceptable' if acceptable else 'not acceptable'}; this lexicon says otherwise: "
+                           "following the record")
+                    result.notes.append(msg)
+                    say(msg)
+                clock_time.advance(rng.uniform(5, 20))
+                table.hold(challenger) if _can_hold(table) else None
+                v = table.challenge(challenger, acceptable=acceptable)
+                say(f"{names[challenger]:>14}: challenges -> {v}")
+                if not acceptable:
+                    shadow.challenge(challenger, False)
+                    camera.rows = shadow.state.board.rows()
+                else:
+                    shadow.append(_bonus(p, m.score))
+            elif m.kind == "endrack":
+                if table.game is not None and not table.game.state.over:
+                    table.accept_out_play()
+                say(f"{names[p]:>14}: goes out; rack points {m.word}")
+            elif m.kind == "rackpenalty":
+                racks_at_end[p] = m.word
+                if len(racks_at_end) == len(names) and table.game is not None and not table.game.state.over:
+                    table.give_racks(racks_at_end)
+            elif m.kind == "time":
+                table.time_penalty(p, -m.score)
+        assert table.game is not None
+        result.final = list(table.game.state.scores)
+        if server is not None and speed is not None:
+            time.sleep(min(5.0, 50.0 / speed))  # leave the final state on the page a moment
+    finally:
+        if server is not None:
+            server.stop()
+        table.journal.close()
+        tmp.cleanup()
+    return result
+
+
+def _can_hold(table: Table) -> bool:
+    return table.clock is not None and table.clock.phase == "running"
+
+
+def _bonus(p: int, points: int):  # type: ignore[no-untyped-def]
+    from ..rules.game import ChallengeBonus
+    return ChallengeBonus(p, points)
+
+
+def _act_play(table: Table, shadow: Game, camera: ScriptedCamera, p: int, m: GcgMove,
+              rng: random.Random, result: DemoResult, say: Any) -> None:
+    play = Play(Coordinate.parse(m.position), m.word)
+    expected = shadow.preview(play)
+    shadow.play(p, play)
+    camera.rows = shadow.state.board.rows()
+    camera.hand_frames = rng.choice((0, 0, 1, 2))  # the hand is still leaving the board
+    t = time.perf_counter()
+    out = table.press(p)
+    result.plays += 1
+    correct = True
+    if out.outcome == "pending" and table.pending is not None and table.pending.kind == "blank":
+        letters = {str(pl.square): pl.tile.upper() for pl in expected.placements if pl.is_blank}
+        out = table.set_blanks(letters)
+        say(f"{'':>14}  the players say the blank is {', '.join(f'{v} on {k}' for k, v in letters.items())}")
+    dt = time.perf_counter() - t - table.timings.get("settle", 0.0)
+    if out.outcome == "play":
+        result.press_to_score.append(dt)
+    state = table.game.state if table.game else None
+    got = state.moves[-1].text if state and state.moves else ""
+    want_squares = {(str(pl.square), pl.tile) for pl in expected.placements}
+    have = state.last_play if state else None
+    have_squares = {(str(pl.square), pl.tile) for pl in have.scored.placements} if have and out.outcome == "play" else set()
+    if out.outcome != "play" or have_squares != want_squares:
+        correct = False
+        if out.outcome in ("play", "pass"):
+            table.undo()
+        elif table.pending is not None:
+            table.discard_pending()
+        fixed = table.enter_play(p, str(play))
+        say(f"{'':>14}  read wrong ({out.message or got}); corrected on the page to {fixed.play}")
+        got = fixed.play
+    if correct:
+        result.plays_read_correctly += 1
+    score = state.moves[-1].score if state and state.moves else 0
+    mark = "" if score == m.score else f"  (record: {m.score})"
+    say(f"{table.game.players[p] if table.game else p:>14}: {got} {score}{mark}")
+
+
+def _start_web(table: Table, port: int, say: Any) -> Any:
+    try:
+        from ..web import serve
+    except ImportError as e:
+        say(f"status page not available ({e}); going on without it")
+        return None
+    try:
+        server = serve(table, host="127.0.0.1", port=port)
+    except OSError as e:
+        raise UsageError(f"cannot serve the status page on port {port}: {e.strerror or e}") from None
+    say(f"status page: http://127.0.0.1:{server.port}/")
+    return server
