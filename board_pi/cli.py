@@ -46,6 +46,26 @@ def build_parser() -> argparse.ArgumentParser:
     lx = sub.add_parser("lexicon", help="compile or inspect a lexicon")
     lx.add_argument("source", metavar="NAME|PATH")
     lx.set_defaults(handler=_lazy("board_pi.commands", "cmd_lexicon"))
+
+    c = sub.add_parser("config", help="check, write or show the configuration; set the director's PIN")
+    csub = c.add_subparsers(dest="config_command", metavar="ACTION")
+    csub.required = True
+    cc = csub.add_parser("check", help="validate a configuration file (exit 0, or 1 with every problem)")
+    cc.add_argument("file", metavar="FILE")
+    ci = csub.add_parser("init", help="write the commented template (default /etc/board-pi/board-pi.toml)")
+    ci.add_argument("path", nargs="?", metavar="PATH")
+    ci.add_argument("--force", action="store_true", help="overwrite an existing file")
+    cp = csub.add_parser("set-pin", help="store a salted hash of the director's PIN in the configuration")
+    cp.add_argument("--config", metavar="FILE")
+    cp.add_argument("--pin-stdin", action="store_true", help="read the PIN from standard input (for scripts)")
+    cs = csub.add_parser("show", help="print the configuration in effect, defaults filled in")
+    cs.add_argument("--config", metavar="FILE")
+    c.set_defaults(handler=_lazy("board_pi.config", "cmd_config"))
+
+    d = sub.add_parser("doctor", help="check the table: config, camera, clock, lexicon, disk, system clock")
+    d.add_argument("--config", metavar="FILE")
+    d.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    d.set_defaults(handler=_lazy("board_pi.doctor", "cmd_doctor"))
     return p
 
 
