@@ -148,7 +148,7 @@ def test_installer_dry_run_sees_what_is_already_there(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "venv exists" in r.stdout and "-m venv" not in r.stdout
     assert "exists: kept as it is" in r.stdout and f"config init {conf}" not in r.stdout
-    assert "systemctl restart" not in r.stdout and "--no-start" in r.stdout
+    assert "[dry-run] systemctl restart" not in r.stdout and "--no-start" in r.stdout
     assert conf.read_text() == "# mine\n"
     # A venv that cannot see the system's packages (picamera2) is made again.
     (venv / "pyvenv.cfg").write_text("include-system-site-packages = false\n")
