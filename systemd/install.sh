@@ -50,6 +50,7 @@ Options:
 EOF
 }
 
+ARGS="$*"
 while [ $# -gt 0 ]; do
     case "$1" in
         --dry-run) DRY_RUN=1 ;;
@@ -85,7 +86,7 @@ say "board-pi installer: source $SRC, prefix $PREFIX, config $CONFIG$([ "$DRY_RU
 [ -f "$SRC/pyproject.toml" ] && [ -f "$SRC/systemd/board-pi.service" ] || {
     echo "install.sh: run me from a board-pi checkout ($SRC has no pyproject.toml)" >&2; exit 1; }
 if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" -ne 0 ]; then
-    echo "install.sh: needs root: sudo $0 $* (or --dry-run to see the steps)" >&2
+    echo "install.sh: needs root: sudo $0 $ARGS (or --dry-run to see the steps)" >&2
     exit 1
 fi
 if [ -r /etc/os-release ]; then

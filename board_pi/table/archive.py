@@ -122,7 +122,7 @@ class GameArchive:
     def list(self) -> list[dict[str, Any]]:
         """Every finished game, newest first: ``{"id", "file", "saved_at", **meta}``."""
         with self._connect() as db:
-            rows = db.execute("SELECT id, file, saved_at, meta FROM games ORDER BY saved_at DESC, id DESC").fetchall()
+            rows = db.execute("SELECT id, file, saved_at, meta FROM games ORDER BY saved_at DESC, rowid DESC").fetchall()
         db.close()
         out = []
         for gid, file, saved_at, meta in rows:
