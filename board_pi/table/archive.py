@@ -65,6 +65,8 @@ class GameArchive:
                 if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                     raise sqlite3.DatabaseError("index failed its check")
             db.close()
+        except sqlite3.OperationalError:
+            raise  # busy or locked: the index is fine, this is not the moment to rebuild it
         except sqlite3.DatabaseError:
             # The files are the record: set the damaged index aside (kept for inspection), rebuild.
             stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -112,8 +114,11 @@ class GameArchive:
         data = gcg_text if gcg_text.endswith("\n") else gcg_text + "\n"
         path = self._write_new(stem, data.encode("utf-8"))
         with self._connect() as db:
+            # Another archive opened meanwhile may already have indexed the new file as recovered:
+            # the details given here are the right ones.
             db.execute(
-                "INSERT INTO games VALUES (?, ?, ?, ?)",
+                "INSERT INTO games VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET"
+                " saved_at = excluded.saved_at, meta = excluded.meta",
                 (path.stem, path.name, now.isoformat(timespec="seconds"), meta_json),
             )
         db.close()

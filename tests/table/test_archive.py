@@ -127,6 +127,9 @@ def test_two_processes_saving_at_once(tmp_path: Path) -> None:
     a = GameArchive(tmp_path)
     games = a.list()
     assert len(games) == 20 and len({g["id"] for g in games}) == 20
+    # each with the details its saver gave, even where the other process indexed it first
+    assert sorted(g["tag"] for g in games) == ["x"] * 10 + ["y"] * 10
+    assert not any(g.get("recovered") for g in games)
     texts = {a.get(g["id"]) for g in games}
     assert len(texts) == 20  # every game kept, none overwritten
 
