@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from board_pi.config import Config, ConfigError, find_config, load_config
+from board_pi.config import SYSTEM_DATA_DIR, Config, ConfigError, find_config, load_config
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 
@@ -76,7 +76,12 @@ def check_config(path: str | None) -> tuple[Result, Config]:
         )
     detail = f"{found}: valid"
     if cfg.warnings:
-        return Result("config", WARN, detail + "; " + "; ".join(cfg.warnings), f"edit {found}"), cfg
+        fix = f"edit {found}"
+        if any(w.startswith("web.director_pin_hash") for w in cfg.warnings):
+            fix = f"set the director's PIN: sudo board-pi config set-pin --config {found}"
+            if len(cfg.warnings) > 1:
+                fix += f"; for the rest, edit {found}"
+        return Result("config", WARN, detail + "; " + "; ".join(cfg.warnings), fix), cfg
     return Result("config", OK, detail), cfg
 
 
@@ -331,7 +336,9 @@ def check_lexicon(cfg: Config) -> Result:
 
 def check_data_dir(cfg: Config) -> Result:
     """The data directory exists (or can be made), is writable, and has room."""
-    d = cfg.data_dir()
+    # With no data.dir the service uses /var/lib/board-pi: check that one when it exists, even
+    # when this user cannot write it (by hand board-pi would fall back to ./data).
+    d = SYSTEM_DATA_DIR if not cfg.data.dir and SYSTEM_DATA_DIR.is_dir() else cfg.data_dir()
     # No side effects: a missing directory is reported (the service's StateDirectory= or the
     # table makes it), and only its nearest existing parent is asked for room and permission.
     target = d
@@ -341,8 +348,10 @@ def check_data_dir(cfg: Config) -> Result:
         return Result("data", FAIL, f"data directory {d}: {target} is not a directory",
                       "set data.dir to a folder")
     if not os.access(target, os.W_OK | os.X_OK):
-        return Result("data", FAIL, f"data directory {d} is not writable by {_user()}",
-                      f"sudo chown -R {SERVICE_USER}: {d}, or set data.dir to a writable folder")
+        fix = f"sudo chown -R {SERVICE_USER}: {d}, or set data.dir to a writable folder"
+        if _user() != SERVICE_USER and d == SYSTEM_DATA_DIR:
+            fix = f"run the doctor as the service's user: sudo -u {SERVICE_USER} board-pi doctor; if that fails too: {fix}"
+        return Result("data", FAIL, f"data directory {d} is not writable by {_user()}", fix)
     d_text = f"{d}: writable" if target == d else f"{d}: not made yet ({target} is writable)"
     free = shutil.disk_usage(target).free
     text = f"{d_text}, {free / 1024**3:.1f} GB free"

@@ -11,7 +11,21 @@ nothing, so the table calls these unconditionally.
 The table pings only while it is healthy: its main loop calls :meth:`Heartbeat.beat` each time
 round, and :class:`WatchdogKeeper` pings systemd from a thread only while the last beat is recent.
 A hung main loop thus stops the pings and systemd restarts the service, where a thread that pinged
-regardless would keep a stuck table alive.
+regardless would keep a stuck table alive. The table wires it like this::
+
+    notifier = SystemdNotifier()
+    heartbeat = Heartbeat()
+    keeper = WatchdogKeeper(notifier, healthy=lambda: heartbeat.recent(20))
+    keeper.start()
+    ...                                  # open the camera, the clock, the page
+    notifier.ready("table 1: ready")
+    try:
+        while running:
+            heartbeat.beat()             # each time round the main loop
+            ...
+    finally:
+        notifier.stopping()
+        keeper.stop()
 """
 
 from __future__ import annotations
@@ -77,6 +91,11 @@ class SystemdNotifier:
     def status(self, text: str) -> bool:
         """A one-line status shown by ``systemctl status board-pi``."""
         return self.notify(STATUS=text)
+
+    def extend_timeout(self, seconds: float) -> bool:
+        """Ask for more time to start (or stop) than ``TimeoutStartSec=`` gives, e.g. while a large
+        lexicon compiles on first start."""
+        return self.notify(EXTEND_TIMEOUT_USEC=int(seconds * 1e6))
 
     def stopping(self, status: str | None = None) -> bool:
         """The table is shutting down on purpose."""

@@ -212,6 +212,7 @@ def test_notify_messages(notify_socket: tuple[str, socket.socket]) -> None:
     assert received(s) == ["READY=1", "STATUS=table 1: waiting for the first play"]
     assert n.watchdog() and received(s) == ["WATCHDOG=1"]
     assert n.status("ann 120 - bob 98") and received(s) == ["STATUS=ann 120 - bob 98"]
+    assert n.extend_timeout(90) and received(s) == ["EXTEND_TIMEOUT_USEC=90000000"]
     assert n.stopping() and received(s) == ["STOPPING=1"]
 
 
