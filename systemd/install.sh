@@ -83,8 +83,10 @@ run() {
 
 # ---------------------------------------------------------------- 0. where we are
 say "board-pi installer: source $SRC, prefix $PREFIX, config $CONFIG$([ "$DRY_RUN" = 1 ] && echo ', DRY RUN: nothing will be changed')"
-[ -f "$SRC/pyproject.toml" ] && [ -f "$SRC/systemd/board-pi.service" ] || {
-    echo "install.sh: run me from a board-pi checkout ($SRC has no pyproject.toml)" >&2; exit 1; }
+if [ ! -f "$SRC/pyproject.toml" ] || [ ! -f "$SRC/systemd/board-pi.service" ]; then
+    echo "install.sh: run me from a board-pi checkout ($SRC has no pyproject.toml)" >&2
+    exit 1
+fi
 if [ "$DRY_RUN" = 0 ] && [ "$(id -u)" -ne 0 ]; then
     echo "install.sh: needs root: sudo $0 $ARGS (or --dry-run to see the steps)" >&2
     exit 1
