@@ -330,3 +330,41 @@ def test_cli_show_hides_the_hash(tmp_path: Path) -> None:
 
 def test_doctests() -> None:
     assert doctest.testmod(config).failed == 0
+
+
+# ------------------------------------------------------------------ anything at all: a message, never a crash
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_values = st.one_of(
+    st.integers(-10**6, 10**6), st.booleans(), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12).map(lambda s: '"' + s.replace("\\", "").replace('"', "").replace("\n", "") + '"'),
+    st.lists(st.integers(0, 30), max_size=3),
+)
+_keys = st.sampled_from([(s, f.name) for s, cls in SECTIONS.items() for f in fields(cls)] + [("camera", "sourse"), ("gpio", "buzer")])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_keys, _values), max_size=12))
+def test_any_assignment_is_accepted_or_explained(assignments: list) -> None:
+    by_section: dict[str, dict[str, object]] = {}
+    for (section, key), value in assignments:
+        by_section.setdefault(section, {})[key] = value
+    text = "".join(f"[{s}]\n" + "".join(f"{k} = {config._toml_value(v) if not isinstance(v, str) else v}\n"
+                                        for k, v in body.items()) for s, body in by_section.items())
+    try:
+        cfg = parse_config(text)
+    except ConfigError as e:
+        assert e.problems and all(isinstance(p, str) and p for p in e.problems)
+    else:
+        assert isinstance(cfg, Config)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_is_accepted_or_explained(text: str) -> None:
+    try:
+        parse_config(text)
+    except ConfigError as e:
+        assert e.problems
