@@ -55,6 +55,27 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--json", action="store_true", help="end with one JSON line: final, recorded, plays")
     d.add_argument("--data", metavar="DIR", help="keep the journal here (default: a temporary folder)")
     d.set_defaults(handler=_lazy("board_pi.table.demo", "run"))
+
+
+    c = sub.add_parser("config", help="check, write or show the configuration; set the director's PIN")
+    csub = c.add_subparsers(dest="config_command", metavar="ACTION")
+    csub.required = True
+    cc = csub.add_parser("check", help="validate a configuration file (exit 0, or 1 with every problem)")
+    cc.add_argument("file", metavar="FILE")
+    ci = csub.add_parser("init", help="write the commented template (default /etc/board-pi/board-pi.toml)")
+    ci.add_argument("path", nargs="?", metavar="PATH")
+    ci.add_argument("--force", action="store_true", help="overwrite an existing file")
+    cp = csub.add_parser("set-pin", help="store a salted hash of the director's PIN in the configuration")
+    cp.add_argument("--config", metavar="FILE")
+    cp.add_argument("--pin-stdin", action="store_true", help="read the PIN from standard input (for scripts)")
+    cs = csub.add_parser("show", help="print the configuration in effect, defaults filled in")
+    cs.add_argument("--config", metavar="FILE")
+    c.set_defaults(handler=_lazy("board_pi.config", "cmd_config"))
+
+    dr = sub.add_parser("doctor", help="check the table: config, camera, clock, lexicon, disk, system clock")
+    dr.add_argument("--config", metavar="FILE")
+    dr.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
+    dr.set_defaults(handler=_lazy("board_pi.doctor", "cmd_doctor"))
     return p
 
 
@@ -73,4 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run through the package's own module, so `python -m board_pi.cli` and the console script
+    # share one UsageError class (this file would otherwise be loaded twice).
+    from board_pi.cli import main as _main
+
+    sys.exit(_main())

@@ -1,0 +1,673 @@
+"""The table's configuration: one TOML file, validated into frozen dataclasses.
+
+Every setting has a default for the standard build (Camera Module 3 on the Pi's camera port, the
+clock buttons and lights on GPIO, the default word list), so an empty file is a valid
+configuration. Validation collects *every* problem at once, each naming the key and saying what
+is wrong, so a volunteer fixes the file in one go:
+
+>>> try:
+...     parse_config("[camera]\\nsourse = 1\\n")
+... except ConfigError as e:
+...     print(e)
+camera.sourse: unknown key; did you mean 'source'?
+>>> parse_config("[web]\\nport = 8080\\n").web.port
+8080
+
+The commented template (every setting, its default and what it does) ships in the package as
+``config_template.toml``; ``board-pi config init`` writes it.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import tomllib
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+DEFAULT_CONFIG_PATH = Path("/etc/board-pi/board-pi.toml")
+"""Where the installer puts the configuration and where the service reads it."""
+
+SYSTEM_DATA_DIR = Path("/var/lib/board-pi")
+"""The data directory on a Pi (systemd's ``StateDirectory=board-pi``)."""
+
+CAMERA_KEYWORDS = ("picamera2", "synthetic")
+CLOCK_BACKENDS = ("gpio", "serial", "none")
+DOWNTIME_RULES = ("running", "none")
+CHALLENGE_RULES = ("void", "single", "double", "five_points", "ten_points")
+GAME_MODES = ("tournament", "casual")
+BCM_PINS = range(0, 28)  # GPIO 0-27 on the 40-pin header of every Pi since the B+
+# Pins with another job on the header: using them works but takes that job away.
+_PIN_JOBS = {
+    0: "the HAT ID EEPROM (ID_SD)",
+    1: "the HAT ID EEPROM (ID_SC)",
+    2: "I2C SDA",
+    3: "I2C SCL",
+    14: "the serial console (TXD)",
+    15: "the serial console (RXD)",
+}
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; ``problems`` lists every reason, one line each."""
+
+    def __init__(self, problems: list[str] | tuple[str, ...]):
+        self.problems = tuple(problems)
+        super().__init__("\n".join(self.problems))
+
+
+# --------------------------------------------------------------------------- the sections
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """Where frames come from and at what size."""
+
+    source: str | int = "picamera2"
+    width: int = 2304
+    height: int = 1296
+    calibration: str = ""
+
+    @property
+    def source_kind(self) -> str:
+        """``picamera2``, ``synthetic``, ``webcam`` (an index), ``device`` (/dev/...) or ``path``."""
+        if isinstance(self.source, int):
+            return "webcam"
+        if self.source in CAMERA_KEYWORDS:
+            return self.source
+        return "device" if self.source.startswith("/dev/") else "path"
+
+
+@dataclass(frozen=True)
+class ClockConfig:
+    """The clock's hardware and the time control."""
+
+    backend: str = "gpio"
+    minutes: float = 25
+    overtime_penalty: int = 10
+    max_overtime_minutes: int = 10
+    increment_seconds: float = 0
+    delay_seconds: float = 0
+    downtime: str = "running"
+
+
+@dataclass(frozen=True)
+class GpioConfig:
+    """BCM pin numbers of the buttons, lights and buzzer (``clock.backend = "gpio"``)."""
+
+    player0_button: int = 5
+    player1_button: int = 6
+    pause_button: int = 13
+    challenge_button: int = 19
+    hold_button: int = 26
+    player0_light: int = 17
+    player1_light: int = 27
+    green_light: int = 22
+    red_light: int = 23
+    buzzer: int = 24
+
+    def pins(self) -> dict[str, int]:
+        """Every pin by its role, in the order of the wiring table."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class SerialConfig:
+    """The Pico clock's USB serial port (``clock.backend = "serial"``)."""
+
+    port: str = "/dev/ttyACM0"
+    baud: int = 115200
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """The rules the table plays by."""
+
+    challenge_rule: str = "single"
+    challenge_points_per_word: bool = False
+    lexicon: str = "default"
+    tile_set: str = "english"
+    mode: str = "tournament"
+    players: tuple[str, str] = ("Player 1", "Player 2")
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """The status page."""
+
+    host: str = "0.0.0.0"
+    port: int = 8080
+    director_pin_hash: str = ""
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """Where journals, finished games and logs of adjudications are kept."""
+
+    dir: str = ""
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration. ``source`` is the file it came from (None for the defaults)."""
+
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    clock: ClockConfig = field(default_factory=ClockConfig)
+    gpio: GpioConfig = field(default_factory=GpioConfig)
+    serial: SerialConfig = field(default_factory=SerialConfig)
+    game: GameConfig = field(default_factory=GameConfig)
+    web: WebConfig = field(default_factory=WebConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    source: Path | None = None
+    warnings: tuple[str, ...] = ()
+
+    def data_dir(self) -> Path:
+        """The data directory to use: see :func:`resolve_data_dir`."""
+        return resolve_data_dir(self.data.dir)
+
+    def calibration_path(self) -> Path | None:
+        """The calibration file: the configured one, else ``calibration.json`` in the data
+        directory if it exists, else None (the board is then found in every frame)."""
+        if self.camera.calibration:
+            return Path(self.camera.calibration)
+        cand = self.data_dir() / "calibration.json"
+        return cand if cand.is_file() else None
+
+
+SECTIONS: dict[str, type] = {
+    "camera": CameraConfig,
+    "clock": ClockConfig,
+    "gpio": GpioConfig,
+    "serial": SerialConfig,
+    "game": GameConfig,
+    "web": WebConfig,
+    "data": DataConfig,
+}
+
+
+# --------------------------------------------------------------------------- value checks
+# Each check takes the TOML value and returns (value to store, problem or None).
+
+Check = Callable[[Any], "tuple[Any, str | None]"]
+
+
+def _type_name(v: Any) -> str:
+    if isinstance(v, bool):
+        return f"a boolean ({str(v).lower()})"
+    if isinstance(v, int):
+        return f"an integer ({v})"
+    if isinstance(v, float):
+        return f"a number ({v})"
+    if isinstance(v, str):
+        return f"a string ({v!r})"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
+
+def _int(lo: int | None = None, hi: int | None = None, what: str = "an integer") -> Check:
+    def check(v: Any) -> tuple[Any, str | None]:
+        if isinstance(v, bool) or not isinstance(v, int):
+            return v, f"must be {what}, not {_type_name(v)}"
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            rng = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
+            return v, f"must be {rng}, not {v}"
+        return v, None
+
+    return check
+
+
+def _number(lo: float, hi: float, *, lo_open: bool = False) -> Check:
+    def check(v: Any) -> tuple[Any, str | None]:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return v, f"must be a number, not {_type_name(v)}"
+        if (v <= lo if lo_open else v < lo) or v > hi:
+            low = f"greater than {lo:g}" if lo_open else f"at least {lo:g}"
+            return v, f"must be {low} and at most {hi:g}, not {v}"
+        return v, None
+
+    return check
+
+
+def _choice(options: tuple[str, ...]) -> Check:
+    def check(v: Any) -> tuple[Any, str | None]:
+        if not isinstance(v, str):
+            return v, f"must be one of {_quoted(options)}, not {_type_name(v)}"
+        if v not in options:
+            near = difflib.get_close_matches(v.lower(), options, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            return v, f"must be one of {_quoted(options)}, not {v!r}{hint}"
+        return v, None
+
+    return check
+
+
+def _str(*, empty_ok: bool = True) -> Check:
+    def check(v: Any) -> tuple[Any, str | None]:
+        if not isinstance(v, str):
+            return v, f"must be a string, not {_type_name(v)}"
+        if not empty_ok and not v.strip():
+            return v, "must not be empty"
+        return v, None
+
+    return check
+
+
+def _bool(v: Any) -> tuple[Any, str | None]:
+    if not isinstance(v, bool):
+        return v, f"must be true or false, not {_type_name(v)}"
+    return v, None
+
+
+def _camera_source(v: Any) -> tuple[Any, str | None]:
+    if isinstance(v, bool):
+        return v, f"must be \"picamera2\", \"synthetic\", a webcam index, a device or a file path, not {_type_name(v)}"
+    if isinstance(v, int):
+        return (v, None) if v >= 0 else (v, f"a webcam index must be 0 or more, not {v}")
+    if isinstance(v, str):
+        s = v.strip()
+        if not s:
+            return v, "must not be empty (use \"picamera2\" for the Pi's camera)"
+        if s.isdigit():  # "0" written as a string still means the first webcam
+            return int(s), None
+        near = difflib.get_close_matches(s.lower(), CAMERA_KEYWORDS, n=1, cutoff=0.75)
+        if near and s != near[0] and "/" not in s and "." not in s:
+            return v, f"unknown camera {s!r}; did you mean {near[0]!r}?"
+        return s, None
+    return v, f"must be \"picamera2\", \"synthetic\", a webcam index, a device or a file path, not {_type_name(v)}"
+
+
+def _players(v: Any) -> tuple[Any, str | None]:
+    if not isinstance(v, list) or len(v) != 2 or not all(isinstance(p, str) and p.strip() for p in v):
+        return v, "must be a list of two non-empty names, e.g. [\"Ann\", \"Bob\"]"
+    return (v[0].strip(), v[1].strip()), None
+
+
+def _tile_set(v: Any) -> tuple[Any, str | None]:
+    from board_pi.rules.tiles import TILE_SETS
+
+    return _choice(tuple(TILE_SETS))(v.lower() if isinstance(v, str) else v)
+
+
+_pin = _int(BCM_PINS.start, BCM_PINS.stop - 1, "a BCM GPIO number")
+
+CHECKS: dict[str, dict[str, Check]] = {
+    "camera": {
+        "source": _camera_source,
+        "width": _int(160, 9152),
+        "height": _int(120, 6944),
+        "calibration": _str(),
+    },
+    "clock": {
+        "backend": _choice(CLOCK_BACKENDS),
+        "minutes": _number(0, 600, lo_open=True),
+        "overtime_penalty": _int(0, 1000),
+        "max_overtime_minutes": _int(0, 600),
+        "increment_seconds": _number(0, 600),
+        "delay_seconds": _number(0, 600),
+        "downtime": _choice(DOWNTIME_RULES),
+    },
+    "gpio": {f.name: _pin for f in fields(GpioConfig)},
+    "serial": {"port": _str(empty_ok=False), "baud": _int(1, 4_000_000)},
+    "game": {
+        "challenge_rule": _choice(CHALLENGE_RULES),
+        "challenge_points_per_word": _bool,
+        "lexicon": _str(empty_ok=False),
+        "tile_set": _tile_set,
+        "mode": _choice(GAME_MODES),
+        "players": _players,
+    },
+    "web": {"host": _str(empty_ok=False), "port": _int(1, 65535, "a port number"), "director_pin_hash": _str()},
+    "data": {"dir": _str()},
+}
+
+
+def _quoted(options: tuple[str, ...]) -> str:
+    return ", ".join(f'"{o}"' for o in options)
+
+
+def _suggest(name: str, known: tuple[str, ...], noun: str = "keys") -> str:
+    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]!r}?" if near else f"; known {noun}: {', '.join(known)}"
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def parse_config(text: str, *, base_dir: Path | None = None, source: Path | None = None) -> Config:
+    """Validate TOML text into a :class:`Config`; raise :class:`ConfigError` with every problem.
+
+    Relative paths (calibration, camera files, data directory, a lexicon file) are taken relative
+    to ``base_dir``, the configuration file's folder, so a file works wherever it is run from.
+    """
+    where = f"{source}: " if source else ""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError([f"{where}not valid TOML: {e}"]) from None
+    return _build(raw, base_dir=base_dir, source=source)
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """Read and validate a configuration file; with no path, the one :func:`find_config` finds
+    (the defaults when there is none). Raises :class:`ConfigError` (also for a missing file)."""
+    p = Path(path) if path is not None else find_config()
+    if p is None:
+        return Config()
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError([f"{p}: no such file (write one with `board-pi config init {p}`)"]) from None
+    except IsADirectoryError:
+        raise ConfigError([f"{p}: is a directory, not a configuration file"]) from None
+    except PermissionError:
+        raise ConfigError([f"{p}: not readable by this user (check its owner and mode)"]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError([f"{p}: not UTF-8 text (byte {e.start}); is this the right file?"]) from None
+    return parse_config(text, base_dir=p.resolve().parent, source=p)
+
+
+def find_config(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The configuration file to use: ``explicit``, else $BOARD_PI_CONFIG, else
+    /etc/board-pi/board-pi.toml, else ./board-pi.toml; None when there is none (defaults apply)."""
+    if explicit is not None:
+        return Path(explicit)
+    env = os.environ.get("BOARD_PI_CONFIG")
+    if env:
+        return Path(env)
+    for cand in (DEFAULT_CONFIG_PATH, Path("board-pi.toml")):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _build(raw: Mapping[str, Any], *, base_dir: Path | None, source: Path | None) -> Config:
+    errors: list[str] = []
+    warnings: list[str] = []
+    values: dict[str, dict[str, Any]] = {}
+    for section, body in raw.items():
+        if section not in SECTIONS:
+            errors.append(f"[{section}]: unknown section{_suggest(section, tuple(SECTIONS), 'sections')}")
+            continue
+        if not isinstance(body, dict):
+            errors.append(f"{section}: must be a section ([{section}]), not {_type_name(body)}")
+            continue
+        checks = CHECKS[section]
+        values[section] = {}
+        for key, v in body.items():
+            if key not in checks:
+                errors.append(f"{section}.{key}: unknown key{_suggest(key, tuple(checks))}")
+                continue
+            value, problem = checks[key](v)
+            if problem:
+                errors.append(f"{section}.{key}: {problem}")
+            else:
+                values[section][key] = value
+
+    sections = {name: cls(**values.get(name, {})) for name, cls in SECTIONS.items()}
+    _cross_checks(sections, raw, errors, warnings)
+    if errors:
+        raise ConfigError(errors)
+    sections = _resolve_paths(sections, base_dir)
+    return Config(**sections, source=source, warnings=tuple(warnings))
+
+
+def _cross_checks(s: dict[str, Any], raw: Mapping[str, Any], errors: list[str], warnings: list[str]) -> None:
+    """Problems that involve more than one key."""
+    gpio: GpioConfig = s["gpio"]
+    clock: ClockConfig = s["clock"]
+    game: GameConfig = s["game"]
+    web: WebConfig = s["web"]
+    by_pin: dict[int, list[str]] = {}
+    for role, pin in gpio.pins().items():
+        by_pin.setdefault(pin, []).append(role)
+    for pin, roles in sorted(by_pin.items()):
+        if len(roles) > 1:
+            errors.append(f"gpio: pin {pin} is used twice ({', '.join('gpio.' + r for r in roles)}); give each its own pin")
+    if clock.backend == "gpio":
+        for role, pin in gpio.pins().items():
+            if pin in _PIN_JOBS:
+                warnings.append(f"gpio.{role}: pin {pin} is also {_PIN_JOBS[pin]}; it works, but that job is lost")
+    if clock.increment_seconds and clock.delay_seconds:
+        errors.append("clock.increment_seconds, clock.delay_seconds: choose an increment or a delay, not both")
+    if game.mode == "tournament" and (clock.increment_seconds or clock.delay_seconds):
+        errors.append(
+            "clock.increment_seconds/delay_seconds: tournament games have no increment or delay; "
+            'set game.mode = "casual" or set them to 0'
+        )
+    if game.challenge_points_per_word and game.challenge_rule not in ("five_points", "ten_points"):
+        warnings.append(
+            f"game.challenge_points_per_word: only applies to the five_points and ten_points rules, "
+            f"not {game.challenge_rule!r}; it is ignored"
+        )
+    if web.port < 1024:
+        warnings.append(f"web.port: {web.port} is below 1024; the board-pi service user cannot listen there (8080 is usual)")
+    if web.director_pin_hash and not _PIN_HASH_RE.match(web.director_pin_hash):
+        errors.append(
+            "web.director_pin_hash: not a PIN hash (never write the PIN itself here); "
+            "set it with `board-pi config set-pin`"
+        )
+    if not web.director_pin_hash:
+        warnings.append("web.director_pin_hash: no director PIN set; the director's controls are locked until one is set with `board-pi config set-pin`")
+    if s["camera"].width < s["camera"].height:
+        warnings.append("camera.width/height: the frame is taller than wide; is this intended?")
+
+
+def _resolve_paths(s: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
+    if base_dir is None:
+        return s
+
+    def resolve(p: str) -> str:
+        return str((base_dir / Path(p).expanduser()).resolve()) if p and not Path(p).expanduser().is_absolute() else p
+
+    cam: CameraConfig = s["camera"]
+    src = cam.source
+    if cam.source_kind == "path":
+        src = resolve(str(src))
+    s["camera"] = CameraConfig(source=src, width=cam.width, height=cam.height, calibration=resolve(cam.calibration))
+    s["data"] = DataConfig(dir=resolve(s["data"].dir))
+    lex = s["game"].lexicon
+    if "/" in lex or lex.endswith(".txt"):  # a path, not a lexicon name
+        from dataclasses import replace
+
+        s["game"] = replace(s["game"], lexicon=resolve(lex))
+    return s
+
+
+def resolve_data_dir(configured: str = "") -> Path:
+    """The data directory: the configured one; else systemd's $STATE_DIRECTORY (the service);
+    else /var/lib/board-pi when it exists and is writable (a Pi); else ./data (a checkout)."""
+    if configured:
+        return Path(configured)
+    state = os.environ.get("STATE_DIRECTORY")
+    if state:
+        return Path(state.split(":")[0])
+    if SYSTEM_DATA_DIR.is_dir() and os.access(SYSTEM_DATA_DIR, os.W_OK | os.X_OK):
+        return SYSTEM_DATA_DIR
+    return Path.cwd() / "data"
+
+
+# --------------------------------------------------------------------------- the template
+
+
+def template_text() -> str:
+    """The commented configuration template (every setting, its default, what it does)."""
+    return resources.files("board_pi").joinpath("config_template.toml").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- the director's PIN
+# Stored as a salted scrypt hash, never the PIN: "scrypt$n$r$p$salt$hash" (base64 salt and hash).
+
+_SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1  # 16 MiB, about 0.1 s on a Pi 4
+_PIN_HASH_RE = re.compile(r"^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$")
+MIN_PIN_LENGTH = 4
+
+
+def hash_pin(pin: str) -> str:
+    """A salted scrypt hash of the director's PIN for ``web.director_pin_hash``."""
+    if len(pin) < MIN_PIN_LENGTH:
+        raise ValueError(f"the PIN must have at least {MIN_PIN_LENGTH} characters")
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(pin.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32)
+    b64 = lambda b: base64.b64encode(b).decode("ascii")  # noqa: E731
+    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${b64(salt)}${b64(digest)}"
+
+
+def verify_pin(pin: str, stored: str) -> bool:
+    """True when ``pin`` matches the stored hash (constant-time); False for no or a malformed hash."""
+    if not stored or not _PIN_HASH_RE.match(stored):
+        return False
+    _, n, r, p, salt, digest = stored.split("$")
+    try:
+        want = base64.b64decode(digest)
+        got = hashlib.scrypt(pin.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p),
+                             dklen=len(want), maxmem=256 * 1024 * 1024)
+    except (ValueError, MemoryError):
+        return False
+    return hmac.compare_digest(got, want)
+
+
+def set_pin_in_text(text: str, pin_hash: str) -> str:
+    """The configuration text with ``web.director_pin_hash`` set, comments and layout kept."""
+    line = f'director_pin_hash = "{pin_hash}"'
+    out: list[str] = []
+    section = None
+    done = False
+    web_seen = False
+    for raw in text.splitlines(keepends=True):
+        stripped = raw.strip()
+        m = re.match(r"^\[\s*([A-Za-z0-9_.-]+)\s*\]", stripped)
+        if m:
+            if section == "web" and not done:  # [web] had no such key: add it at its end
+                out.append(line + "\n")
+                done = True
+            section = m.group(1)
+            web_seen = web_seen or section == "web"
+        elif section == "web" and not done and re.match(r"^director_pin_hash\s*=", stripped):
+            out.append(line + "\n")
+            done = True
+            continue
+        out.append(raw)
+    if not done:
+        if out and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out.append(line + "\n" if web_seen else f"\n[web]\n{line}\n")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def cmd_config(args: Any) -> int:
+    """``board-pi config check|init|set-pin|show``."""
+    import sys
+
+    from board_pi.cli import UsageError
+
+    action = args.config_command
+    if action == "check":
+        try:
+            cfg = load_config(args.file)
+        except ConfigError as e:
+            for p in e.problems:
+                print(f"error: {p}", file=sys.stderr)
+            print(f"{args.file}: {len(e.problems)} problem(s); the table will not start with this file", file=sys.stderr)
+            return 1
+        for w in cfg.warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        print(f"{args.file}: OK" + (f" ({len(cfg.warnings)} warning(s))" if cfg.warnings else ""))
+        return 0
+    if action == "init":
+        path = Path(args.path) if args.path else DEFAULT_CONFIG_PATH
+        if path.exists() and not args.force:
+            print(f"{path}: already exists; left as it is (use --force to overwrite)")
+            return 0
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(template_text(), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as e:
+            raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+        print(f"wrote {path}")
+        return 0
+    if action == "set-pin":
+        path = find_config(args.config) or DEFAULT_CONFIG_PATH
+        if not path.is_file():
+            raise UsageError(f"{path}: no such file (write one with `board-pi config init {path}`)")
+        pin = _read_pin(args.pin_stdin)
+        text = path.read_text(encoding="utf-8")
+        new = set_pin_in_text(text, hash_pin(pin))
+        try:
+            parse_config(new, base_dir=path.resolve().parent, source=path)
+        except ConfigError as e:  # refuse to write a hash into a file that is broken anyway
+            raise UsageError(f"{path} has problems; fix them first:\n" + "\n".join(e.problems)) from None
+        try:
+            tmp = path.with_name(path.name + ".tmp")
+            tmp.write_text(new, encoding="utf-8")
+            st = path.stat()
+            os.chmod(tmp, st.st_mode & 0o777)
+            try:
+                os.chown(tmp, st.st_uid, st.st_gid)
+            except PermissionError:
+                pass
+            os.replace(tmp, path)
+        except OSError as e:
+            raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
+        print(f"director PIN set in {path} (restart the service: sudo systemctl restart board-pi)")
+        return 0
+    if action == "show":
+        try:
+            cfg = load_config(args.config)
+        except ConfigError as e:
+            raise UsageError("\n".join(e.problems)) from None
+        print(f"# from {cfg.source or 'the built-in defaults'}; data directory: {cfg.data_dir()}")
+        for name in SECTIONS:
+            print(f"\n[{name}]")
+            for f in fields(getattr(cfg, name)):
+                v = getattr(getattr(cfg, name), f.name)
+                if f.name == "director_pin_hash" and v:
+                    v = "(set)"
+                print(f"{f.name} = {_toml_value(v)}")
+        return 0
+    raise UsageError(f"unknown config command {action!r}")
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _read_pin(from_stdin: bool) -> str:
+    import getpass
+    import sys
+
+    from board_pi.cli import UsageError
+
+    if from_stdin:
+        pin = sys.stdin.readline().rstrip("\r\n")
+    else:
+        if not sys.stdin.isatty():
+            raise UsageError("no terminal to ask for the PIN; pipe it in with --pin-stdin")
+        pin = getpass.getpass("Director PIN: ")
+        if getpass.getpass("Again: ") != pin:
+            raise UsageError("the two PINs differ; nothing changed")
+    if len(pin) < MIN_PIN_LENGTH:
+        raise UsageError(f"the PIN must have at least {MIN_PIN_LENGTH} characters; nothing changed")
+    return pin

@@ -1,0 +1,370 @@
+"""The configuration: template, validation messages, the `board-pi config` commands, the PIN."""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+
+import board_pi.config as config
+from board_pi.config import (
+    SECTIONS,
+    Config,
+    ConfigError,
+    hash_pin,
+    load_config,
+    parse_config,
+    resolve_data_dir,
+    set_pin_in_text,
+    template_text,
+    verify_pin,
+)
+
+
+def problems(text: str) -> list[str]:
+    with pytest.raises(ConfigError) as e:
+        parse_config(text)
+    return list(e.value.problems)
+
+
+def board_pi(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    # As the console script does (python -m board_pi.cli would load the CLI module twice).
+    code = "import sys; from board_pi.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          input=stdin, cwd=cwd, timeout=60)
+
+
+# ------------------------------------------------------------------ the template and defaults
+
+
+def test_template_is_the_defaults() -> None:
+    cfg = parse_config(template_text())
+    assert cfg == Config(warnings=cfg.warnings)
+
+
+def test_template_documents_every_setting() -> None:
+    text = template_text()
+    raw = tomllib.loads(text)
+    lines = text.splitlines()
+    for name, cls in SECTIONS.items():
+        assert set(raw[name]) == {f.name for f in fields(cls)}, name
+    for i, line in enumerate(lines):
+        m = re.match(r"^([a-z_0-9]+)\s*=", line)
+        if m:  # each setting has a comment on its line or above its group of settings
+            j = i
+            while j > 0 and re.match(r"^[a-z_0-9]+\s*=", lines[j - 1]) and "#" not in lines[j - 1]:
+                j -= 1
+            assert "#" in line or lines[j - 1].startswith("#"), f"{m.group(1)} is not documented"
+
+
+def test_empty_file_gives_defaults() -> None:
+    cfg = parse_config("")
+    assert cfg.camera.source == "picamera2" and cfg.clock.minutes == 25
+    assert cfg.clock.overtime_penalty == 10 and cfg.clock.max_overtime_minutes == 10
+    assert cfg.web.port == 8080 and cfg.serial.port == "/dev/ttyACM0"
+    assert len(set(cfg.gpio.pins().values())) == len(cfg.gpio.pins())
+
+
+# ------------------------------------------------------------------ every kind of error
+
+
+def test_unknown_key_suggests_near_spelling() -> None:
+    assert problems("[camera]\nsourse = 1\n") == ["camera.sourse: unknown key; did you mean 'source'?"]
+    assert problems("[game]\nchalenge_rule = 'single'\n") == ["game.chalenge_rule: unknown key; did you mean 'challenge_rule'?"]
+
+
+def test_unknown_key_without_near_spelling_lists_the_known_ones() -> None:
+    (msg,) = problems("[serial]\nqqq = 1\n")
+    assert msg.startswith("serial.qqq: unknown key; known keys: port, baud")
+
+
+def test_unknown_section_suggests() -> None:
+    assert problems("[webb]\nport = 1\n") == ["[webb]: unknown section; did you mean 'web'?"]
+
+
+def test_a_key_outside_any_section() -> None:
+    (msg,) = problems("port = 8080\n")
+    assert msg.startswith("[port]: unknown section")
+
+
+def test_wrong_types_name_key_and_type() -> None:
+    msgs = problems('[clock]\nminutes = "25"\n[web]\nport = true\n[game]\nchallenge_points_per_word = 1\n')
+    assert "clock.minutes: must be a number, not a string ('25')" in msgs
+    assert "web.port: must be a port number, not a boolean (true)" in msgs
+    assert "game.challenge_points_per_word: must be true or false, not an integer (1)" in msgs
+
+
+def test_port_out_of_range() -> None:
+    assert problems("[web]\nport = 70000\n") == ["web.port: must be from 1 to 65535, not 70000"]
+    assert problems("[web]\nport = 0\n") == ["web.port: must be from 1 to 65535, not 0"]
+
+
+def test_pin_used_twice() -> None:
+    (msg,) = problems("[gpio]\nbuzzer = 5\n")
+    assert msg == "gpio: pin 5 is used twice (gpio.player0_button, gpio.buzzer); give each its own pin"
+
+
+def test_pin_out_of_range() -> None:
+    assert problems("[gpio]\nbuzzer = 40\n") == ["gpio.buzzer: must be from 0 to 27, not 40"]
+
+
+def test_choice_with_typo_suggests() -> None:
+    (msg,) = problems('[clock]\nbackend = "gpoi"\n')
+    assert msg == "clock.backend: must be one of \"gpio\", \"serial\", \"none\", not 'gpoi'; did you mean 'gpio'?"
+    (msg,) = problems('[game]\nchallenge_rule = "five"\n')
+    assert msg.startswith("game.challenge_rule: must be one of")
+
+
+def test_every_problem_reported_at_once() -> None:
+    msgs = problems('[web]\nport = -1\n[clock]\nminutes = 0\nbackend = 3\n[gpio]\nred_light = 22\n')
+    assert len(msgs) == 4
+    assert any(m.startswith("clock.minutes: must be greater than 0") for m in msgs)
+    assert any(m.startswith("gpio: pin 22 is used twice") for m in msgs)
+
+
+def test_time_control_cross_checks() -> None:
+    (msg,) = problems("[clock]\nincrement_seconds = 5\n")
+    assert "tournament games have no increment" in msg
+    msgs = problems('[game]\nmode = "casual"\n[clock]\nincrement_seconds = 5\ndelay_seconds = 3\n')
+    assert msgs == ["clock.increment_seconds, clock.delay_seconds: choose an increment or a delay, not both"]
+    cfg = parse_config('[game]\nmode = "casual"\n[clock]\nincrement_seconds = 5\nmax_overtime_minutes = 0\n')
+    assert cfg.clock.increment_seconds == 5 and cfg.clock.max_overtime_minutes == 0
+
+
+def test_players_must_be_two_names() -> None:
+    assert problems('[game]\nplayers = ["Ann"]\n')[0].startswith("game.players: must be a list of two")
+    assert parse_config('[game]\nplayers = [" Ann ", "Bob"]\n').game.players == ("Ann", "Bob")
+
+
+def test_tile_set_is_checked_against_the_rules() -> None:
+    assert parse_config('[game]\ntile_set = "Polish"\n').game.tile_set == "polish"
+    assert problems('[game]\ntile_set = "klingon"\n')[0].startswith("game.tile_set: must be one of")
+
+
+def test_plain_pin_in_hash_field_is_refused() -> None:
+    (msg,) = problems('[web]\ndirector_pin_hash = "1234"\n')
+    assert "never write the PIN itself" in msg
+
+
+def test_warnings_do_not_refuse() -> None:
+    cfg = parse_config('[web]\nport = 80\n[game]\nchallenge_points_per_word = true\n[gpio]\nbuzzer = 2\n')
+    text = "\n".join(cfg.warnings)
+    assert "web.port: 80 is below 1024" in text
+    assert "challenge_points_per_word: only applies" in text
+    assert "gpio.buzzer: pin 2 is also I2C SDA" in text
+
+
+def test_corrupt_file() -> None:
+    (msg,) = problems("[camera\nsource = 1\n")
+    assert msg.startswith("not valid TOML:") and "line 1" in msg
+
+
+# ------------------------------------------------------------------ camera sources and paths
+
+
+@pytest.mark.parametrize(
+    "value, source, kind",
+    [
+        ('"picamera2"', "picamera2", "picamera2"),
+        ('"synthetic"', "synthetic", "synthetic"),
+        ("1", 1, "webcam"),
+        ('"0"', 0, "webcam"),
+        ('"/dev/video2"', "/dev/video2", "device"),
+    ],
+)
+def test_camera_sources(value: str, source: object, kind: str) -> None:
+    cam = parse_config(f"[camera]\nsource = {value}\n").camera
+    assert (cam.source, cam.source_kind) == (source, kind)
+
+
+def test_camera_source_typo_and_bad_values() -> None:
+    assert problems('[camera]\nsource = "picamra2"\n') == ["camera.source: unknown camera 'picamra2'; did you mean 'picamera2'?"]
+    assert problems("[camera]\nsource = -1\n") == ["camera.source: a webcam index must be 0 or more, not -1"]
+    assert problems("[camera]\nsource = true\n")[0].startswith("camera.source: must be")
+
+
+def test_relative_paths_are_taken_from_the_file(tmp_path: Path) -> None:
+    f = tmp_path / "conf" / "board-pi.toml"
+    f.parent.mkdir()
+    f.write_text('[camera]\nsource = "photos/"\ncalibration = "cal.json"\n[data]\ndir = "d"\n[game]\nlexicon = "words.txt"\n')
+    cfg = load_config(f)
+    assert cfg.camera.source == str(tmp_path / "conf" / "photos")
+    assert cfg.camera.calibration == str(tmp_path / "conf" / "cal.json")
+    assert cfg.data_dir() == tmp_path / "conf" / "d"
+    assert cfg.game.lexicon == str(tmp_path / "conf" / "words.txt")
+    assert cfg.calibration_path() == tmp_path / "conf" / "cal.json"
+
+
+def test_calibration_defaults_to_the_data_directory(tmp_path: Path) -> None:
+    cfg = parse_config(f'[data]\ndir = "{tmp_path}"\n')
+    assert cfg.calibration_path() is None
+    (tmp_path / "calibration.json").write_text("{}")
+    assert cfg.calibration_path() == tmp_path / "calibration.json"
+
+
+def test_data_dir_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
+    assert resolve_data_dir(str(tmp_path / "x")) == tmp_path / "x"
+    monkeypatch.setattr(config, "SYSTEM_DATA_DIR", tmp_path / "missing")
+    monkeypatch.chdir(tmp_path)
+    assert resolve_data_dir() == tmp_path / "data"
+    monkeypatch.setattr(config, "SYSTEM_DATA_DIR", tmp_path)
+    assert resolve_data_dir() == tmp_path
+    monkeypatch.setenv("STATE_DIRECTORY", "/var/lib/board-pi:/var/lib/other")
+    assert resolve_data_dir() == Path("/var/lib/board-pi")
+
+
+def test_load_errors_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "nope.toml")
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_config(tmp_path)
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b'[game]\nplayers = ["J\xf6rg", "Bob"]\n')
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(bad)
+
+
+def test_find_config_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "c.toml"
+    f.write_text("[web]\nport = 9000\n")
+    monkeypatch.setenv("BOARD_PI_CONFIG", str(f))
+    assert load_config().web.port == 9000
+    assert config.find_config(tmp_path / "explicit.toml") == tmp_path / "explicit.toml"
+
+
+# ------------------------------------------------------------------ the PIN
+
+
+def test_pin_hash_round_trip() -> None:
+    h = hash_pin("2468")
+    assert "2468" not in h
+    assert verify_pin("2468", h) and not verify_pin("2469", h)
+    assert hash_pin("2468") != h  # salted
+    assert parse_config(f'[web]\ndirector_pin_hash = "{h}"\n').web.director_pin_hash == h
+    assert not verify_pin("2468", "") and not verify_pin("2468", "scrypt$1$2$3$!!$??")
+    with pytest.raises(ValueError):
+        hash_pin("12")
+
+
+def test_set_pin_in_text_keeps_the_rest() -> None:
+    h = hash_pin("1357")
+    new = set_pin_in_text(template_text(), h)
+    assert new.count("director_pin_hash =") == 1
+    assert parse_config(new).web.director_pin_hash == h
+    assert new.replace(f'director_pin_hash = "{h}"', 'director_pin_hash = ""') == template_text()
+    # no [web] section, or [web] without the key
+    assert parse_config(set_pin_in_text("[camera]\nwidth = 640\nheight = 480", h)).web.director_pin_hash == h
+    both = set_pin_in_text('[web]\nport = 9000\n[data]\ndir = "x"\n', h)
+    cfg = parse_config(both)
+    assert (cfg.web.port, cfg.web.director_pin_hash, cfg.data.dir) == (9000, h, "x")
+
+
+# ------------------------------------------------------------------ the commands
+
+
+def test_cli_check_refuses_bad_file_without_traceback(tmp_path: Path) -> None:
+    f = tmp_path / "bad.toml"
+    f.write_text("[camera]\nsourse = 1\n")
+    r = board_pi("config", "check", str(f))
+    assert r.returncode != 0
+    assert "camera.sourse: unknown key; did you mean 'source'?" in r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+
+
+def test_cli_check_refuses_corrupt_and_missing_files(tmp_path: Path) -> None:
+    f = tmp_path / "corrupt.toml"
+    f.write_bytes(b"\x00\xff[[[ not toml")
+    for path in (f, tmp_path / "missing.toml"):
+        r = board_pi("config", "check", str(path))
+        assert r.returncode != 0 and r.stderr.strip()
+        assert "Traceback" not in r.stderr + r.stdout
+
+
+def test_cli_init_then_check(tmp_path: Path) -> None:
+    f = tmp_path / "etc" / "board-pi.toml"
+    r = board_pi("config", "init", str(f))
+    assert r.returncode == 0 and f.read_text() == template_text()
+    r = board_pi("config", "check", str(f))
+    assert r.returncode == 0 and "OK" in r.stdout
+    f.write_text("# mine\n")
+    r = board_pi("config", "init", str(f))
+    assert r.returncode == 0 and "already exists" in r.stdout and f.read_text() == "# mine\n"
+    r = board_pi("config", "init", "--force", str(f))
+    assert r.returncode == 0 and f.read_text() == template_text()
+
+
+def test_cli_set_pin(tmp_path: Path) -> None:
+    f = tmp_path / "board-pi.toml"
+    f.write_text(template_text())
+    os.chmod(f, 0o640)
+    r = board_pi("config", "set-pin", "--config", str(f), "--pin-stdin", stdin="80085\n")
+    assert r.returncode == 0, r.stderr
+    cfg = load_config(f)
+    assert verify_pin("80085", cfg.web.director_pin_hash)
+    assert "80085" not in f.read_text()
+    assert f.stat().st_mode & 0o777 == 0o640
+    before = f.read_text()
+    r = board_pi("config", "set-pin", "--config", str(f), "--pin-stdin", stdin="12\n")
+    assert r.returncode == 2 and "at least 4" in r.stderr and f.read_text() == before
+    r = board_pi("config", "set-pin", "--config", str(f), stdin="")  # no terminal, no --pin-stdin
+    assert r.returncode == 2 and "--pin-stdin" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_show_hides_the_hash(tmp_path: Path) -> None:
+    f = tmp_path / "board-pi.toml"
+    f.write_text(set_pin_in_text("[web]\nport = 9001\n", hash_pin("4444")))
+    r = board_pi("config", "show", "--config", str(f))
+    assert r.returncode == 0
+    assert "port = 9001" in r.stdout and 'director_pin_hash = "(set)"' in r.stdout and "scrypt" not in r.stdout
+    shown = tomllib.loads(r.stdout.replace('"(set)"', '""'))
+    assert set(shown) == set(SECTIONS)
+
+
+def test_doctests() -> None:
+    assert doctest.testmod(config).failed == 0
+
+
+# ------------------------------------------------------------------ anything at all: a message, never a crash
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_values = st.one_of(
+    st.integers(-10**6, 10**6), st.booleans(), st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12).map(lambda s: '"' + s.replace("\\", "").replace('"', "").replace("\n", "") + '"'),
+    st.lists(st.integers(0, 30), max_size=3),
+)
+_keys = st.sampled_from([(s, f.name) for s, cls in SECTIONS.items() for f in fields(cls)] + [("camera", "sourse"), ("gpio", "buzer")])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_keys, _values), max_size=12))
+def test_any_assignment_is_accepted_or_explained(assignments: list) -> None:
+    by_section: dict[str, dict[str, object]] = {}
+    for (section, key), value in assignments:
+        by_section.setdefault(section, {})[key] = value
+    text = "".join(f"[{s}]\n" + "".join(f"{k} = {config._toml_value(v) if not isinstance(v, str) else v}\n"
+                                        for k, v in body.items()) for s, body in by_section.items())
+    try:
+        cfg = parse_config(text)
+    except ConfigError as e:
+        assert e.problems and all(isinstance(p, str) and p for p in e.problems)
+    else:
+        assert isinstance(cfg, Config)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_is_accepted_or_explained(text: str) -> None:
+    try:
+        parse_config(text)
+    except ConfigError as e:
+        assert e.problems
