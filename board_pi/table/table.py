@@ -19,10 +19,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
-from ..clock import ClockError, GameClock, TimeControl
+from ..clock import ClockController, ClockError, GameClock, TimeControl
 from ..rules.board import EMPTY, Square, BadCoordinate
 from ..rules.codec import event_from_dict, event_to_dict, rules_from_dict, rules_to_dict
-from ..rules.game import ChallengeRule, Game, GameRules, IllegalEvent
+from ..rules.game import ChallengeRule, Game, GameRules, IllegalEvent, Passed
 from ..rules.gcg import record_from_game, write_gcg
 from ..rules.judge import NotAWord, Verdict, WordJudge
 from ..rules.play import IllegalPlay, Placement, check_placements
@@ -104,7 +104,8 @@ class Table:
         self.settings = settings or Settings()
         self.now = time_source
         self.wall = wall_time
-        self.outputs = outputs  # lights, buzzer, displays: show(snapshot), beep(pattern), verdict(ok)
+        self.outputs = outputs  # lights, buzzer, displays: a ClockOutputs (show, beep, verdict)
+        self._controller: ClockController | None = None
         self.on_finished = on_finished  # called with the GCG text and meta of each finished game
         self.bus = bus or EventBus()
         self._lock = threading.RLock()
@@ -135,7 +136,8 @@ class Table:
             self.meta = dict(meta or {})
             self.meta.setdefault("lexicon", self.settings.lexicon)
             self.game_id = self.journal.new_game(list(players), rules_to_dict(rules), self.meta)
-            self.game, self.clock = game, clock
+            self.game = game
+            self._attach_clock(clock)
             self.pending, self.removal, self.verdict, self.messages = None, {}, None, []
             self._save_clock()
             self._publish("new_game", {"players": list(players)})
@@ -163,7 +165,8 @@ class Table:
             clock = GameClock.from_dict(stored.clock, time_source=self.now, wall_time=self.wall())
         else:
             clock = GameClock(TimeControl(), players=len(stored.players), time_source=self.now)
-        self.game, self.clock, self.game_id, self.meta = game, clock, stored.id, dict(stored.meta)
+        self.game, self.game_id, self.meta = game, stored.id, dict(stored.meta)
+        self._attach_clock(clock)
         self.pending = Pending.from_dict(stored.pending) if stored.pending else None
         self.removal, self.verdict = {}, None
 
@@ -199,10 +202,21 @@ class Table:
     def _publish(self, type: str, data: dict[str, Any] | None = None) -> None:
         self.bus.publish(type, data or {})
         self.bus.publish("state", self.snapshot())
-        if self.outputs is not None and self.clock is not None:
+        if self._controller is not None:
             try:
-                self.outputs.refresh()
+                self._controller.refresh()
             except Exception:  # a display fault must not stop the game
+                pass
+
+    def _attach_clock(self, clock: GameClock) -> None:
+        self.clock = clock
+        self._controller = ClockController(clock, self.outputs) if self.outputs is not None else None
+
+    def _show_verdict(self, acceptable: bool | None) -> None:
+        if self._controller is not None:
+            try:
+                self._controller.verdict(acceptable)
+            except Exception:  # a broken light must not stop the game
                 pass
 
     def _say(self, message: str) -> None:
@@ -375,8 +389,7 @@ class Table:
         self._set_pending(None)
         self._reader_commit()
         self.verdict = None
-        if self.outputs is not None:
-            self.outputs.verdict(None)
+        self._show_verdict(None)
         move = game.state.moves[-1]
         if game.state.going_out is not None and clock.phase == "running":
             # Confirmed late: the out-play rule stops both clocks while the opponent decides.
@@ -414,6 +427,59 @@ class Table:
             self._save_clock()
             self._set_pending(Pending("racks", game.state.turn,
                                       "six scoreless turns: the game is over; enter each rack"))
+
+    def handle(self, event: Any) -> Any:
+        """A button event from a clock backend (``kind``, ``player``, ``timestamp``)."""
+        kind, player, at = event.kind, event.player, event.timestamp
+        try:
+            if kind == "press" and player is not None:
+                return self.press(player, at=at)
+            if kind == "long_press" and player is not None:
+                return self.mark_exchange(player)
+            if kind == "pause" and self.clock is not None:
+                return self.resume_clock() if self.clock.phase == "paused" else self.pause()
+            if kind == "hold" and self.clock is not None and self.clock.running is not None:
+                if self.clock.hold is not None:
+                    with self._lock:
+                        self.clock.release_hold()
+                        self._publish("hold_released")
+                    return None
+                return self.hold(self.clock.running)
+            if kind == "challenge" and self.game is not None:
+                lp = self.game.state.last_play
+                if lp is not None:
+                    return self.challenge((lp.player + 1) % len(self.game.players))
+        except TableError as e:
+            with self._lock:
+                self._say(str(e))
+                self._publish("message", {"text": str(e)})
+        return None
+
+    def mark_exchange(self, player: int) -> PressResult:
+        """A long press: the turn just ended was an exchange, not a pass.
+
+        The count is the player's whole rack unless they correct it on the page.
+        """
+        with self._lock:
+            game, _ = self._require()
+            if not game.events or not isinstance(game.events[-1], Passed) or game.events[-1].player != player:
+                return PressResult("ignored", "a long press marks an exchange right after a pass")
+            n = game.state.racks[player]
+            game.undo()
+            assert self.game_id is not None
+            self.journal.append(self.game_id, {"type": "undo"})
+            before = len(game.events)
+            try:
+                game.exchange(player, n)
+            except IllegalEvent as e:
+                game.pass_turn(player)
+                self._journal_new_events(before)
+                self._publish("pass", {"player": player})
+                return PressResult("pass", str(e))
+            self._journal_new_events(before)
+            self._say(f"{game.players[player]} exchanged: {n} tiles recorded (correct the count on the page)")
+            self._publish("exchange", {"player": player, "count": n})
+            return PressResult("exchange", f"{game.players[player]} exchanged {n}")
 
     # -- confirmations from the page ---------------------------------------------------------
 
@@ -543,8 +609,7 @@ class Table:
                 raise TableError(str(e)) from None
             self._journal_new_events(before)
             self.verdict = {"acceptable": verdict, "time": self.wall()}
-            if self.outputs is not None:
-                self.outputs.verdict(verdict)
+            self._show_verdict(verdict)
             out = game.state.going_out is not None
             try:
                 clock.resolve_challenge(verdict, game_over=verdict and out)
@@ -689,6 +754,11 @@ class Table:
         with self._lock:
             if self.game is None or self.clock is None or self.game.state.over:
                 return
+            if self._controller is not None:
+                try:
+                    self._controller.tick()
+                except Exception:
+                    pass
             flagged = [p for p in range(len(self.game.players)) if self.clock.flagged(p)]
             if flagged:
                 self._say(f"{self.game.players[flagged[0]]} is over the overtime limit: the game ends")
