@@ -283,7 +283,8 @@ class Table:
             reading, why = self.settle()
             t1 = time.perf_counter()
             if reading is None:
-                self._switch(player, at, out_play=False)
+                if not self._switch(player, at, out_play=False):
+                    return PressResult("ignored", "the clock did not switch: both sides pressed at once")
                 self._set_pending(Pending("reread", player, why))
                 self._publish("pending", self.pending.to_dict() if self.pending else {})
                 return PressResult("pending", why)
@@ -293,10 +294,14 @@ class Table:
             self.timings = {"settle": t1 - t0, "decide": time.perf_counter() - t1}
             return result
 
-    def _switch(self, player: int, at: float, out_play: bool) -> None:
+    def _switch(self, player: int, at: float, out_play: bool) -> bool:
+        """Press the clock for ``player``; False when the clock does not switch (its press guard:
+        both buttons hit at once switch once), in which case the turn is not taken either."""
         _, clock = self._require()
-        clock.press(player, at=at, out_play=out_play)
+        if not clock.press(player, at=at, out_play=out_play):
+            return False
         self._save_clock()
+        return True
 
     def _ignore_withdrawn(self, change: BoardChange) -> BoardChange:
         """A withdrawn phony's tiles all still on the board are not a new play: keep asking.
@@ -323,7 +328,8 @@ class Table:
             names = ", ".join(str(q) for q in change.missing)
             self._say(f"tiles already played are missing from {names}: put them back")
         if not change.new:
-            self._switch(player, at, out_play=False)
+            if not self._switch(player, at, out_play=False):
+                return PressResult("ignored", "the clock did not switch: both sides pressed at once")
             before = len(game.events)
             game.pass_turn(player)
             self._journal_new_events(before)
@@ -341,7 +347,8 @@ class Table:
             shape_ok = False
             why = str(e)
         out = s.bag == 0 and len(change.new) == s.racks[player]
-        self._switch(player, at, out_play=out and shape_ok and not doubtful)
+        if not self._switch(player, at, out_play=out and shape_ok and not doubtful):
+            return PressResult("ignored", "the clock did not switch: both sides pressed at once")
         if not shape_ok or doubtful or change.missing:
             msg = why if not shape_ok else ("check the squares marked" if doubtful else
                                             "tiles already played seem to have moved")
@@ -406,13 +413,16 @@ class Table:
         game, _ = self._require()
         s = game.state
         n = count if count is not None else s.racks[player]
+        if s.bag < game.rules.rack_size:
+            return PressResult("ignored", f"no exchange with {s.bag} tiles in the bag")
+        if not self._switch(player, at, out_play=False):
+            return PressResult("ignored", "the clock did not switch: both sides pressed at once")
         before = len(game.events)
         try:
             game.exchange(player, n)
         except IllegalEvent as e:
             return PressResult("ignored", str(e))
         self._journal_new_events(before)
-        self._switch(player, at, out_play=False)
         self._after_turn()
         self._publish("exchange", {"player": player, "count": n})
         return PressResult("exchange", f"{game.players[player]} exchanged {n}")

@@ -100,6 +100,7 @@ def test_a_press_reads_the_play_and_scores_it(tmp_path: Path, lexicon) -> None: 
 def test_no_new_tiles_is_a_pass_and_a_marked_press_an_exchange(tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
     table, cam, clock = make(tmp_path, lexicon)
     assert turn(table, cam, clock, 0, None).outcome == "pass"
+    clock.t += 20
     r = table.press(1, exchange=True, exchange_count=4)
     assert r.outcome == "exchange"
     assert [m["text"] for m in table.snapshot()["moves"]] == ["pass", "-4"]
@@ -151,6 +152,7 @@ def test_tiles_in_two_lines_are_not_scored_but_shown(tmp_path: Path, lexicon) ->
     table, cam, clock = make(tmp_path, lexicon)
     cam.board[Square.parse("H8")] = "A"
     cam.board[Square.parse("I9")] = "B"
+    clock.t += 20
     r = table.press(0)
     assert r.outcome == "pending" and "one row or one column" in r.message
     r = table.confirm({"H8": "A", "I8": "B"})  # the players correct it on the page
@@ -194,6 +196,7 @@ def test_withdrawal_leaves_the_challenger_to_play(tmp_path: Path, lexicon) -> No
     assert table.snapshot()["turn"] == 0
     assert table.clock is not None and table.clock.running == 0
     # The tiles are still on the board at Ann's next press: not a play of hers.
+    clock.t += 20
     r = table.press(0)
     assert r.outcome == "pass"
     assert any("take the withdrawn tiles back" in m for m in table.snapshot()["messages"])
