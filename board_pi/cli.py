@@ -46,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     lx = sub.add_parser("lexicon", help="compile or inspect a lexicon")
     lx.add_argument("source", metavar="NAME|PATH")
     lx.set_defaults(handler=_lazy("board_pi.commands", "cmd_lexicon"))
+    rn = sub.add_parser("run", help="run a table with its camera, clock and status page")
+    rn.add_argument("--config", metavar="FILE", help="configuration file (default: the usual places)")
+    rn.add_argument("--port", type=int, help="status page port (overrides the configuration)")
+    rn.add_argument("--stop-after", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
+    rn.set_defaults(handler=_lazy("board_pi.table.run", "cmd_run"))
+
     d = sub.add_parser("demo", help="a whole game at a simulated table: no hardware needed")
     d.add_argument("--game", metavar="FILE.gcg", help="the game to act out (default: the bundled game)")
     d.add_argument("--speed", default="20", metavar="N|max",

@@ -38,7 +38,7 @@ DEFAULT_CONFIG_PATH = Path("/etc/board-pi/board-pi.toml")
 SYSTEM_DATA_DIR = Path("/var/lib/board-pi")
 """The data directory on a Pi (systemd's ``StateDirectory=board-pi``)."""
 
-CAMERA_KEYWORDS = ("picamera2", "synthetic")
+CAMERA_KEYWORDS = ("picamera2", "synthetic", "none")  # none: plays are entered on the page
 CLOCK_BACKENDS = ("gpio", "serial", "none")
 DOWNTIME_RULES = ("running", "none")
 CHALLENGE_RULES = ("void", "single", "double", "five_points", "ten_points")

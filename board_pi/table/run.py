@@ -1,0 +1,176 @@
+"""``board-pi run``: a table with real hardware: camera, clock, journal, status page, watchdog.
+
+Everything comes from the configuration file. An unfinished game in the journal resumes;
+otherwise a new game starts with the configured players and rules. Under systemd the process
+reports READY once the page is served and pings the watchdog while its loop is healthy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..cli import UsageError
+
+
+def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
+    """The table and the things to close afterwards, from a loaded configuration."""
+    from ..clock import TimeControl
+    from ..rules.game import ChallengeRule, GameRules
+    from ..rules.judge import WordJudge
+    from ..rules.lexicon import LexiconError
+    from ..rules.tiles import tile_set
+    from ..wordlists import load_lexicon
+    from .archive import GameArchive
+    from .store import Journal
+    from .table import Settings, Table
+
+    closers: list[Any] = []
+    try:
+        lexicon = load_lexicon(cfg.game.lexicon)
+    except LexiconError as e:
+        raise UsageError(f"lexicon: {e}") from None
+    log = data / "adjudications.jsonl"
+
+    def log_line(entry: Any) -> None:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"time": entry.time, "words": list(entry.words),
+                                "acceptable": entry.acceptable, "lexicon": entry.lexicon}) + "\n")
+
+    judge = WordJudge(lexicon, clock=time.time, on_log=log_line)
+    camera, reader = _vision(cfg, data)
+    if camera is not None:
+        closers.append(camera)
+    backend = _clock_backend(cfg)
+    if backend is not None:
+        closers.append(backend)
+    archive = GameArchive(data / "games")
+    table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
+                  settings=Settings(lexicon=cfg.game.lexicon), outputs=backend,
+                  on_finished=lambda gcg, meta: archive.save(gcg, meta))
+    table.archive = archive  # the status page lists finished games from here
+    if not table.resume():
+        c = cfg.clock
+        control = TimeControl(minutes=c.minutes, overtime_penalty=c.overtime_penalty,
+                              max_overtime_minutes=c.max_overtime_minutes,
+                              increment_seconds=c.increment_seconds, delay_seconds=c.delay_seconds,
+                              charge_downtime=c.downtime == "running")
+        rules = GameRules(challenge=ChallengeRule(cfg.game.challenge_rule),
+                          challenge_per_word=cfg.game.challenge_points_per_word,
+                          tournament=cfg.game.mode == "tournament", tiles=tile_set(cfg.game.tile_set))
+        table.new_game(list(cfg.game.players), rules, control, meta={"lexicon": cfg.game.lexicon})
+    if backend is not None:
+        backend.on_event = table.handle
+        start = getattr(backend, "start", None)
+        if start is not None:
+            start()
+    return table, closers
+
+
+def _vision(cfg: Any, data: Path) -> tuple[Any, Any]:
+    if cfg.camera.source in ("none", ""):
+        return None, None
+    try:
+        from ..vision.frames import FrameSourceError, open_source
+    except ImportError as e:
+        raise UsageError(f"the camera stage is not installed: {e}") from None
+    source = str(cfg.camera.source)
+    if source == "picamera2" and cfg.camera.width and cfg.camera.height:
+        source = f"picamera2:{cfg.camera.width}x{cfg.camera.height}"
+    try:
+        camera = open_source(source, repeat=True)
+    except FrameSourceError as e:
+        raise UsageError(f"camera: {e}") from None
+    from .vision import VisionReader
+
+    calibration = _calibration(cfg)
+    return camera, VisionReader(calibration=calibration)
+
+
+def _calibration(cfg: Any) -> Any:
+    path = cfg.calibration_path()
+    if path is None:
+        return None
+    try:
+        from ..vision.calibration import load
+        cal = load(path)
+    except Exception as e:  # a damaged profile: find the board in each frame instead
+        print(f"board-pi run: calibration {path} not used: {e}", flush=True)
+        return None
+    return lambda: cal.corners
+
+
+def _clock_backend(cfg: Any) -> Any:
+    kind = cfg.clock.backend
+    if kind == "none":
+        return None
+    if kind == "gpio":
+        from ..hardware.gpio import GpioClock, GpioPins
+
+        g = cfg.gpio
+        pins = GpioPins(player0=g.player0_button, player1=g.player1_button, pause=g.pause_button,
+                        challenge=g.challenge_button, hold=g.hold_button, light0=g.player0_light,
+                        light1=g.player1_light, green=g.green_light, red=g.red_light, buzzer=g.buzzer)
+        try:
+            return GpioClock(pins)
+        except Exception as e:  # no GPIO here (not a Pi, or no lgpio): say so, keep the table
+            raise UsageError(f"GPIO clock: {e} (run `board-pi doctor` for the fix)") from None
+    if kind == "serial":
+        from ..hardware.serial_clock import SerialClock
+
+        return SerialClock(cfg.serial.port, cfg.serial.baud)
+    raise UsageError(f"unknown clock backend {kind!r}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from ..config import ConfigError, load_config
+    from ..watchdog import Heartbeat, SystemdNotifier, WatchdogKeeper
+
+    try:
+        cfg = load_config(args.config)
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    data = cfg.data_dir()
+    data.mkdir(parents=True, exist_ok=True)
+    notifier = SystemdNotifier()
+    table, closers = build(cfg, data)
+    server = None
+    try:
+        from ..web import serve
+        server = serve(table, host=cfg.web.host, port=args.port if args.port is not None else cfg.web.port,
+                       pin_hash=cfg.web.director_pin_hash or None)
+        print(f"board-pi: status page on http://{cfg.web.host}:{server.port}/", flush=True)
+    except ImportError as e:
+        print(f"board-pi: the status page is not installed ({e})", flush=True)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    beat = Heartbeat()
+    keeper = WatchdogKeeper(notifier, healthy=lambda: beat.recent(20))
+    keeper.start()
+    notifier.ready("table ready")
+    deadline = None if args.stop_after is None else time.monotonic() + args.stop_after
+    try:
+        while not stop.is_set():
+            table.tick()
+            beat.beat()
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            stop.wait(0.2)
+    finally:
+        notifier.stopping("stopping")
+        keeper.stop()
+        if server is not None:
+            server.stop()
+        for c in closers:
+            try:
+                c.close()
+            except Exception:
+                pass
+        table.journal.close()
+    return 0

@@ -1,0 +1,48 @@
+"""`board-pi run` as the service runs it: from a configuration file, resuming the journal's game."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "board_pi.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def config(tmp_path: Path, extra: str = "") -> Path:
+    p = tmp_path / "board-pi.toml"
+    p.write_text('[camera]\nsource = "none"\n[clock]\nbackend = "none"\n'
+                 f'[web]\nport = 18931\n[data]\ndir = "{tmp_path / "data"}"\n'
+                 '[game]\nplayers = ["Ann", "Bob"]\nchallenge_rule = "double"\n' + extra)
+    return p
+
+
+def test_run_starts_a_game_and_a_restart_resumes_it(tmp_path: Path) -> None:
+    cfg = config(tmp_path)
+    first = run("run", "--config", str(cfg), "--stop-after", "0.5")
+    assert first.returncode == 0, first.stderr
+    db = tmp_path / "data" / "journal.db"
+    con = sqlite3.connect(db)
+    games = con.execute("SELECT id, players, rules FROM games").fetchall()
+    assert len(games) == 1
+    assert json.loads(games[0][1]) == ["Ann", "Bob"] and json.loads(games[0][2])["challenge"] == "double"
+    con.close()
+    second = run("run", "--config", str(cfg), "--stop-after", "0.5")
+    assert second.returncode == 0, second.stderr
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM games").fetchone()[0] == 1  # resumed, not a new game
+    con.close()
+
+
+def test_run_refuses_a_bad_configuration_without_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[camera]\nsourse = 1\n")
+    r = run("run", "--config", str(bad), "--stop-after", "0.1")
+    assert r.returncode != 0 and "Traceback" not in r.stderr and "sourse" in r.stderr
