@@ -324,10 +324,9 @@ class Game:
         if not acceptable:
             self.append(PhonyWithdrawn(lp.player))
         elif self.rules.challenge is ChallengeRule.DOUBLE:
-            if challenger == self.state.turn:
-                self.append(TurnLost(challenger))
-            else:  # a casual game's third player: they lose their next turn when it comes
-                self.state.skip.add(challenger)
+            # An event either way, so rebuild() and undo() see it (a casual game's third player
+            # loses their next turn when it comes).
+            self.append(TurnLost(challenger))
         elif self.rules.challenge.bonus:
             n = len(lp.words) if self.rules.challenge_per_word else 1
             self.append(ChallengeBonus(lp.player, self.rules.challenge.bonus * n))
@@ -464,6 +463,12 @@ def _apply(s: GameState, e: Event, index: int) -> None:
         if s.racks[e.player] == 0 and s.bag == 0:
             s.going_out = e.player
         _next_turn(s, e.player)
+
+    elif isinstance(e, TurnLost) and e.player != s.turn and not s.over:
+        # A challenger who is not next to play (casual games): their next turn is skipped.
+        if s.last_play is None or e.player == s.last_play.player:
+            raise IllegalEvent(f"{_name(s, e.player)} has not challenged the last play")
+        s.skip.add(e.player)
 
     elif isinstance(e, (Passed, TurnLost)):
         if s.going_out is not None and e.player == s.turn and not s.over:
