@@ -161,6 +161,7 @@ class LastPlay:
     drawn: int
     scoreless_before: int
     event_index: int
+    judged: bool = False  # a verdict has been given: the play stands or has gone, once
 
     @property
     def words(self) -> list[str]:
@@ -316,6 +317,8 @@ class Game:
             raise IllegalEvent("a player cannot challenge their own play")
         if self.rules.challenge is ChallengeRule.VOID:
             raise IllegalEvent("under the void rule plays are judged as they are made")
+        if lp.judged:  # checked before asking the judge, so the log holds one adjudication
+            raise IllegalEvent("the last play has already been judged")
         if acceptable is None:
             if self.judge is None:
                 raise IllegalEvent("no word judge is set up")
@@ -474,6 +477,7 @@ def _apply(s: GameState, e: Event, index: int) -> None:
         if s.going_out is not None and e.player == s.turn and not s.over:
             # After an out-play the other player's pass (or lost turn) accepts the play.
             s.scoreless += 1
+            s.last_play = None  # accepted: it can no longer be challenged
             s.moves.append(MoveLine(e.player, "lost turn" if isinstance(e, TurnLost) else "pass",
                                     0, s.scores[e.player], index))
             _next_turn(s, e.player)
@@ -494,6 +498,10 @@ def _apply(s: GameState, e: Event, index: int) -> None:
             raise IllegalEvent(f"cannot exchange {e.count} tiles from a rack of {s.racks[e.player]}")
         if e.tiles and len(e.tiles) != e.count:
             raise IllegalEvent(f"exchange of {e.count} tiles lists {len(e.tiles)}: {e.tiles}")
+        # The tiles thrown in come from a rack, so they are among the unseen tiles.
+        extra = Counter(t if t == BLANK else t.upper() for t in e.tiles) - s.unseen
+        if extra:
+            raise IllegalEvent(f"exchange of tiles that are not unseen: {''.join(sorted(extra.elements()))}")
         s.scoreless += 1
         s.last_play = None
         s.moves.append(MoveLine(e.player, f"-{e.tiles or e.count}", 0, s.scores[e.player], index))
@@ -504,6 +512,9 @@ def _apply(s: GameState, e: Event, index: int) -> None:
             raise IllegalEvent("there is no play to challenge")
         if e.challenger == s.last_play.player:
             raise IllegalEvent("a player cannot challenge their own play")
+        if s.last_play.judged:
+            raise IllegalEvent("the last play has already been judged")
+        s.last_play = replace(s.last_play, judged=True)
 
     elif isinstance(e, PhonyWithdrawn):
         lp = s.last_play

@@ -647,3 +647,46 @@ def test_state_rebuilt_from_events_equals_the_incremental_state(
     # scores are the sum of the move lines
     for p in range(n):
         assert g.state.scores[p] == sum(m.score for m in g.state.moves if m.player == p)
+
+
+# --- found while testing: each was a bug in the engine ------------------------------------------
+
+
+def test_a_play_is_judged_once() -> None:
+    # Pressing "challenge" twice must not give the five points twice.
+    g = game(ChallengeRule.FIVE_POINTS)
+    g.play(0, "8D WINDY")
+    g.challenge(1, acceptable=True)
+    with pytest.raises(IllegalEvent, match="already been judged"):
+        g.challenge(1, acceptable=True)
+    assert g.state.scores == [32 + 5, 0]
+    assert_consistent(g)
+
+
+def test_a_play_is_judged_once_in_a_casual_game_too() -> None:
+    g = game(ChallengeRule.SINGLE, players=3, tournament=False)
+    g.play(0, "8D WINDY")
+    g.challenge(1, acceptable=True)
+    with pytest.raises(IllegalEvent, match="already been judged"):
+        g.challenge(2, acceptable=False)  # the play stands: nobody can reopen it
+    assert g.state.scores == [32, 0, 0]
+
+
+def test_an_accepted_out_play_cannot_be_challenged_afterwards() -> None:
+    g = small_endgame()
+    g.pass_turn(1)  # Bob accepts Ann's last play
+    with pytest.raises(IllegalEvent, match="no play to challenge"):
+        g.challenge(1, acceptable=False)
+    g.finish()
+    assert g.state.over
+
+
+def test_exchanged_tiles_must_be_unseen() -> None:
+    g = game()
+    g.play(0, "8G ZA")
+    with pytest.raises(IllegalEvent, match="not unseen: Z"):
+        g.exchange(1, 2, "ZE")  # the only Z is on the board
+    with pytest.raises(IllegalEvent, match=r"not unseen: \?$"):
+        g.exchange(1, 3, "???")
+    g.exchange(1, 3, "?EE")
+    assert_consistent(g)

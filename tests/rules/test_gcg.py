@@ -295,6 +295,8 @@ def test_wrong_total_is_a_disagreement() -> None:
     (">ann: ? -- -10 0\n", 3, "no play on the board to withdraw"),
     # a challenge bonus to the wrong player
     (">ann: DINNVWY 8D WINDY +32 32\n>bob: ? (challenge) +5 5\n", 4, "challenge bonus goes to the player"),
+    # an exchange of tiles that cannot be on a rack (the only Z is on the board)
+    (">ann: AZ 8G ZA +22 22\n>bob: ZE -ZE +0 0\n", 4, "exchange of tiles that are not unseen: Z"),
     # a play with more tiles than a rack
     (">ann: ABCDEFGH 8A ABCDEFGH +0 0\n", 3, "holds only 7"),
 ])
