@@ -197,6 +197,7 @@ class GameState:
     over: bool = False
     end_reason: str = ""
     scores_before_racks: list[int] | None = None
+    settled: set[int] = field(default_factory=set)  # players whose rack points are in
     skip: set[int] = field(default_factory=set)
     moves: list[MoveLine] = field(default_factory=list)
 
@@ -553,6 +554,18 @@ def _apply(s: GameState, e: Event, index: int) -> None:
         at_end = s.going_out is not None or s.scoreless_ended or s.over
         if not at_end:
             raise IllegalEvent("rack points come only at the end of the game")
+        # Each player's rack counts once; after going out, the points go to the player who went
+        # out, and the others lose their racks only in a casual game.
+        if e.player in s.settled:
+            raise IllegalEvent(f"{_name(s, e.player)}'s rack points are already settled")
+        if isinstance(e, EndRackPoints) and e.player != s.going_out:
+            raise IllegalEvent(f"{_name(s, e.player)} did not go out: no end-of-game rack points")
+        if isinstance(e, RackPenalty) and s.going_out is not None:
+            if e.player == s.going_out:
+                raise IllegalEvent(f"{_name(s, e.player)} went out: there is no rack to lose")
+            if s.rules.tournament:
+                raise IllegalEvent("in a tournament game the player who did not go out keeps their score")
+        s.settled.add(e.player)
         if s.scores_before_racks is None:
             s.scores_before_racks = list(s.scores)
         sign = 1 if isinstance(e, EndRackPoints) else -1

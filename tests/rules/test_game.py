@@ -690,3 +690,37 @@ def test_exchanged_tiles_must_be_unseen() -> None:
         g.exchange(1, 3, "???")
     g.exchange(1, 3, "?EE")
     assert_consistent(g)
+
+
+def test_each_rack_is_settled_once() -> None:
+    g = small_endgame()
+    g.finish()
+    with pytest.raises(IllegalEvent, match="already settled"):
+        g.append(EndRackPoints(0, "AET", 6))
+    with pytest.raises(IllegalEvent, match="keeps their score"):
+        g.append(RackPenalty(1, "AET", 3))  # tournament: the opponent is unchanged
+
+
+def test_rack_points_go_to_the_player_who_went_out() -> None:
+    g = small_endgame()
+    with pytest.raises(IllegalEvent, match="Bob did not go out"):
+        g.append(EndRackPoints(1, "QS", 22))
+    with pytest.raises(IllegalEvent, match="Ann went out: there is no rack to lose"):
+        g.append(RackPenalty(0, "", 0))
+    casual = small_endgame(tournament=False)
+    casual.finish()
+    with pytest.raises(IllegalEvent, match="already settled"):
+        casual.append(RackPenalty(1, "AET", 3))
+
+
+def test_six_scoreless_rack_penalties_once_each() -> None:
+    g = game()
+    for _ in range(6):
+        g.pass_turn(g.state.turn)
+    with pytest.raises(IllegalEvent, match="did not go out"):
+        g.append(EndRackPoints(0, "AB", 4))
+    g.append(RackPenalty(0, "AB", 4))
+    with pytest.raises(IllegalEvent, match="already settled"):
+        g.append(RackPenalty(0, "AB", 4))
+    g.append(RackPenalty(1, "CD", 5))
+    assert g.state.scores == [-4, -5] and g.state.over

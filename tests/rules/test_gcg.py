@@ -309,6 +309,23 @@ def test_impossible_records_stop_with_the_line(events: str, line: int, message: 
     assert re.search(message, str(report.error)), str(report.error)
 
 
+@pytest.mark.parametrize("ending,line,message", [
+    (">ann: (AET) +6 121\n>ann: (AET) +6 127\n", 8, "already settled"),
+    (">ann: (AET) +6 121\n>bob: AET (AET) -3 12\n", 8, "keeps their score"),
+    (">bob: (QS) +22 37\n", 7, "Bob did not go out"),
+])
+def test_impossible_endings(ending: str, line: int, message: str) -> None:
+    text = GOING_OUT.replace(">ann: (AET) +6 121\n", ending)
+    report = replay(parse_gcg(text), SMALL)
+    assert report.error is not None and report.error.line == line and message in str(report.error)
+
+
+def test_six_zero_rack_penalty_twice() -> None:
+    text = SIX_ZERO.replace(">ann: AEIORST (time) -10 20", ">ann: AEIORST (AEIORST) -7 23")
+    report = replay(parse_gcg(text))
+    assert report.error is not None and report.error.line == 15 and "already settled" in str(report.error)
+
+
 def test_exchange_with_fewer_than_seven_in_the_bag_is_impossible() -> None:
     # With the 16-tile set the bag holds 2 after the racks.
     report = replay(parse_gcg(HEAD + ">ann: AAAAAAA -A +0 0\n"), SMALL)
