@@ -170,6 +170,7 @@ class LastPlay:
     drawn: int
     scoreless_before: int
     event_index: int
+    judged: bool = False  # a verdict has been given: the play stands or has gone, once
 
     @property
     def words(self) -> list[str]:
@@ -205,6 +206,7 @@ class GameState:
     over: bool = False
     end_reason: str = ""
     scores_before_racks: list[int] | None = None
+    settled: set[int] = field(default_factory=set)  # players whose rack points are in
     skip: set[int] = field(default_factory=set)
     moves: list[MoveLine] = field(default_factory=list)
 
@@ -325,6 +327,8 @@ class Game:
             raise IllegalEvent("a player cannot challenge their own play")
         if self.rules.challenge is ChallengeRule.VOID:
             raise IllegalEvent("under the void rule plays are judged as they are made")
+        if lp.judged:  # checked before asking the judge, so the log holds one adjudication
+            raise IllegalEvent("the last play has already been judged")
         if acceptable is None:
             if self.judge is None:
                 raise IllegalEvent("no word judge is set up")
@@ -333,10 +337,9 @@ class Game:
         if not acceptable:
             self.append(PhonyWithdrawn(lp.player))
         elif self.rules.challenge is ChallengeRule.DOUBLE:
-            if challenger == self.state.turn:
-                self.append(TurnLost(challenger))
-            else:  # a casual game's third player: they lose their next turn when it comes
-                self.state.skip.add(challenger)
+            # An event either way, so rebuild() and undo() see it (a casual game's third player
+            # loses their next turn when it comes).
+            self.append(TurnLost(challenger))
         elif self.rules.challenge.bonus:
             n = len(lp.words) if self.rules.challenge_per_word else 1
             self.append(ChallengeBonus(lp.player, self.rules.challenge.bonus * n))
@@ -478,10 +481,17 @@ def _apply(s: GameState, e: Event, index: int) -> None:
             s.going_out = e.player
         _next_turn(s, e.player)
 
+    elif isinstance(e, TurnLost) and e.player != s.turn and not s.over:
+        # A challenger who is not next to play (casual games): their next turn is skipped.
+        if s.last_play is None or e.player == s.last_play.player:
+            raise IllegalEvent(f"{_name(s, e.player)} has not challenged the last play")
+        s.skip.add(e.player)
+
     elif isinstance(e, (Passed, TurnLost)):
         if s.going_out is not None and e.player == s.turn and not s.over:
             # After an out-play the other player's pass (or lost turn) accepts the play.
             s.scoreless += 1
+            s.last_play = None  # accepted: it can no longer be challenged
             s.moves.append(MoveLine(e.player, "lost turn" if isinstance(e, TurnLost) else "pass",
                                     0, s.scores[e.player], index))
             _next_turn(s, e.player)
@@ -502,6 +512,10 @@ def _apply(s: GameState, e: Event, index: int) -> None:
             raise IllegalEvent(f"cannot exchange {e.count} tiles from a rack of {s.racks[e.player]}")
         if e.tiles and len(e.tiles) != e.count:
             raise IllegalEvent(f"exchange of {e.count} tiles lists {len(e.tiles)}: {e.tiles}")
+        # The tiles thrown in come from a rack, so they are among the unseen tiles.
+        extra = Counter(t if t == BLANK else t.upper() for t in e.tiles) - s.unseen
+        if extra:
+            raise IllegalEvent(f"exchange of tiles that are not unseen: {''.join(sorted(extra.elements()))}")
         s.scoreless += 1
         s.last_play = None
         s.moves.append(MoveLine(e.player, f"-{e.tiles or e.count}", 0, s.scores[e.player], index))
@@ -512,6 +526,9 @@ def _apply(s: GameState, e: Event, index: int) -> None:
             raise IllegalEvent("there is no play to challenge")
         if e.challenger == s.last_play.player:
             raise IllegalEvent("a player cannot challenge their own play")
+        if s.last_play.judged:
+            raise IllegalEvent("the last play has already been judged")
+        s.last_play = replace(s.last_play, judged=True)
 
     elif isinstance(e, PhonyWithdrawn):
         lp = s.last_play
@@ -550,6 +567,18 @@ def _apply(s: GameState, e: Event, index: int) -> None:
         at_end = s.going_out is not None or s.scoreless_ended or s.over
         if not at_end:
             raise IllegalEvent("rack points come only at the end of the game")
+        # Each player's rack counts once; after going out, the points go to the player who went
+        # out, and the others lose their racks only in a casual game.
+        if e.player in s.settled:
+            raise IllegalEvent(f"{_name(s, e.player)}'s rack points are already settled")
+        if isinstance(e, EndRackPoints) and e.player != s.going_out:
+            raise IllegalEvent(f"{_name(s, e.player)} did not go out: no end-of-game rack points")
+        if isinstance(e, RackPenalty) and s.going_out is not None:
+            if e.player == s.going_out:
+                raise IllegalEvent(f"{_name(s, e.player)} went out: there is no rack to lose")
+            if s.rules.tournament:
+                raise IllegalEvent("in a tournament game the player who did not go out keeps their score")
+        s.settled.add(e.player)
         if s.scores_before_racks is None:
             s.scores_before_racks = list(s.scores)
         sign = 1 if isinstance(e, EndRackPoints) else -1

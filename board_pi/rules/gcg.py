@@ -306,14 +306,18 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
     rec = GcgRecord([GcgPlayer(n, name) for n, name in zip(nicks, game.players)],
                     title=title, description=description, lexicon=lexicon)
     g = Game(game.players, game.rules)
+    n = len(game.players)
     for e in game.events:
         before = g.state.last_play
+        skip_before = set(g.state.skip)
         g.append(e)
         s = g.state
         p = getattr(e, "player", None)
         if p is None:
             continue
         nick, total = nicks[p], s.scores[p]
+        if isinstance(e, TurnLost) and p in s.skip - skip_before:
+            continue  # a lost turn still to come: written as a pass when the turn comes (below)
         if isinstance(e, PlayMade):
             assert s.last_play is not None
             sp = s.last_play.scored
@@ -342,6 +346,9 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
                 rec.notes.append(note)
         elif isinstance(e, (Passed, TurnLost)):  # a lost turn is written as a pass
             rec.moves.append(GcgMove("pass", nick, total=total))
+        # Lost turns taken as the turn came round (casual double challenge), in turn order.
+        for q in sorted(skip_before - s.skip, key=lambda q: (q - p - 1) % n):
+            rec.moves.append(GcgMove("pass", nicks[q], total=s.scores[q]))
     # The table never sees a rack: a play's rack is written as the tiles it used, other
     # events leave the rack out (the reader accepts both).
     rec.moves = [_fill_rack(m) for m in rec.moves]
