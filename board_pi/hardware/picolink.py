@@ -183,6 +183,14 @@ class ReliableLink:
         self._oldest_sent_at = None
         self._pump(now)
 
+    def due(self, now: float) -> bool:
+        """Whether the oldest outstanding frame has waited past the retransmission timeout."""
+        return bool(self._outbox) and self._oldest_sent_at is not None and now - self._oldest_sent_at >= self._rto
+
+    def back_off(self) -> None:
+        """Double the retransmission timeout (nothing has come back)."""
+        self._rto = min(self._rto * 2, RTO_MAX)
+
     def poll(self, now: float) -> None:
         if not self._outbox:
             return

@@ -66,6 +66,8 @@ class SerialClock(EventSource):
         self.connects = 0
         self._snap: Any = None
         self._sent: tuple[Any, ...] | None = None  # (sent at, phase, running, flags, remaining)
+        # A press was delivered: the Pico waits for a state that accounts for it, changed or not.
+        self._owe_state = False
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -171,12 +173,25 @@ class SerialClock(EventSource):
                 ev = self._on_frame(f, now)
                 if ev is not None:
                     events.append(ev)
-            self.link.poll(now)
+            if self.link.due(now):
+                # Our frames are state, and a state resent late would be stale: instead of
+                # retransmitting it, give it up (the next frame's base says so) and send the
+                # state as it is now. A beep that never arrived is not worth repeating.
+                self.link.back_off()
+                self.link.forget_outbox()
+                self._send_state(now, force=True)
+            else:
+                self.link.poll(now)
             if self._sent is not None and now - self._sent[0] >= STATE_REFRESH:
                 self._send_state(now, force=True)
             self._flush()
         for ev in events:
             self._emit(ev)
+        if events:
+            with self._lock:
+                if self._owe_state:
+                    self._send_state(self._time(), force=True)
+                    self._flush()
 
     def _flush(self) -> None:
         data = self.link.take_output()
@@ -237,6 +252,7 @@ class SerialClock(EventSource):
             self.link.stats.bad_frames += 1
             return None
         at = min(now, int(t_s) / 1000.0 + offset)
+        self._owe_state = True
         return ClockEvent(kind, player, at, "serial")  # type: ignore[arg-type]
 
     # -- outputs (the ClockOutputs protocol) -----------------------------------------------
@@ -252,7 +268,10 @@ class SerialClock(EventSource):
         snap = self._snap
         if snap is None or self._serial is None:
             return
-        rem = tuple(float(r) for r in snap.remaining[:2])
+        force = force or self._owe_state
+        # The snapshot may be older than now (a resend): count the running player's time on.
+        age = max(0.0, now - float(snap.at)) if snap.phase == "running" else 0.0
+        rem = tuple(float(r) - (age if snap.running == p else 0.0) for p, r in enumerate(snap.remaining[:2]))
         flags = "".join("1" if f else "0" for f in snap.flagged[:2])
         if not force and self._sent is not None:
             at, phase, running, sflags, srem = self._sent
@@ -269,6 +288,7 @@ class SerialClock(EventSource):
                 str(round(rem[0] * 1000)), str(round(rem[1] * 1000)), str(round(max_ot * 1000)), flags)
         self.link.send("STATE", args, now)
         self._sent = (now, snap.phase, snap.running, flags, rem)
+        self._owe_state = False
 
     def beep(self, pattern: str) -> None:
         """Sound the Pico's buzzer (not queued while the Pico is away: a late beep means nothing)."""
