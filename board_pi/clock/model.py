@@ -137,6 +137,7 @@ class GameClock:
         self._since = 0.0  # moment up to which the running player's time has been charged
         self._turn_started = 0.0  # moment the running player's turn began (delay, press guard)
         self._turn_charged = 0.0  # seconds of the current turn already counted (for the delay)
+        self._turn_used = 0.0  # seconds charged to the running player in the current turn
         self._last_event = -math.inf
         self._resume_to: int | None = None  # who runs after a pause or a challenge
         self._resume_phase: Phase = "running"
@@ -263,6 +264,27 @@ class GameClock:
         self._last_event = now
         return True
 
+    def declare_out_play(self, at: float | None = None) -> None:
+        """The press just made was an out-play (the table saw the rack emptied with the bag empty):
+        stop both clocks as :meth:`press` with ``out_play=True`` would have, giving the opponent
+        back the seconds charged since that press."""
+        now = self._at(at)
+        self._check_flag(now)
+        if not self.control.out_play_stops_clocks:
+            return
+        if self._phase != "running" or self._last_mover is None or self._running == self._last_mover:
+            raise ClockError("an out-play follows the press that ended the playing turn")
+        self._charge(now)
+        r = self._running
+        assert r is not None
+        self._used[r] -= self._turn_used
+        self._turn_used = 0.0
+        self._running = None
+        self._phase = "out_play"
+        self._resume_to = r
+        self._hold = None
+        self._last_event = now
+
     def pause(self, at: float | None = None) -> None:
         """The director's pause: no one's time runs until :meth:`resume`."""
         now = self._at(at)
@@ -351,6 +373,8 @@ class GameClock:
             nxt = self._last_mover
         else:
             nxt = challenger
+        # The play has been ruled on (or taken back): there is nothing left to hold or challenge.
+        self._last_mover = None
         self._begin_turn(nxt, now)
         self._phase = "running"
         self._last_event = now
@@ -498,7 +522,9 @@ class GameClock:
 
     def _charge(self, now: float) -> None:
         if self._running is not None and self._phase == "running" and now > self._since:
-            self._used[self._running] += self._pending(now)
+            pending = self._pending(now)
+            self._used[self._running] += pending
+            self._turn_used += pending
             self._turn_charged += now - self._since
             self._since = now
 
@@ -507,6 +533,7 @@ class GameClock:
         self._since = now
         self._turn_started = now
         self._turn_charged = 0.0
+        self._turn_used = 0.0
         self._last_event = max(self._last_event, now)
 
     def _end(self, now: float) -> None:
@@ -549,6 +576,7 @@ class ClockSnapshot:
     low_time: tuple[bool, ...]
     hold: Hold | None
     may_draw: bool
+    max_overtime: float | None = None
 
 
 def snapshot(clock: GameClock, at: float | None = None) -> ClockSnapshot:
@@ -565,4 +593,5 @@ def snapshot(clock: GameClock, at: float | None = None) -> ClockSnapshot:
         low_time=tuple(clock.low_time(p, now) for p in ps),
         hold=clock.hold,
         may_draw=clock.may_draw(now),
+        max_overtime=clock.control.max_overtime,
     )

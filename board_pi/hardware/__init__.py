@@ -6,5 +6,6 @@ and show what they are told. gpiozero and pyserial are imported only when a back
 
 from .events import EVENT_KINDS, ClockEvent, EventKind, EventSource
 from .gpio import GpioClock, GpioPins
+from .serial_clock import SerialClock
 
-__all__ = ["EVENT_KINDS", "ClockEvent", "EventKind", "EventSource", "GpioClock", "GpioPins"]
+__all__ = ["EVENT_KINDS", "ClockEvent", "EventKind", "EventSource", "GpioClock", "GpioPins", "SerialClock"]

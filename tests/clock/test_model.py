@@ -399,3 +399,19 @@ def test_time_is_conserved(steps):
             c.press(int(op[-1]))
     total = c.used(0) + c.used(1)
     assert total + paused_for == pytest.approx(ft.t - start, abs=1e-6)
+
+
+def test_out_play_declared_after_the_press_gives_the_opponent_their_seconds_back():
+    c, ft = make()
+    c.start(0)
+    ft.advance(20)
+    c.press(0)  # the table reads the board and sees the rack emptied with the bag empty
+    ft.advance(1.5)
+    c.declare_out_play()
+    assert c.phase == "out_play" and c.running is None
+    assert c.used(1) == 0 and c.used(0) == pytest.approx(20)
+    c.challenge()
+    c.resolve_challenge(acceptable=False)  # a phony: the game goes on
+    assert c.running == 1
+    with pytest.raises(ClockError):
+        c.declare_out_play()  # player 1 made no play
