@@ -102,16 +102,16 @@ class ClockConfig:
 class GpioConfig:
     """BCM pin numbers of the buttons, lights and buzzer (``clock.backend = "gpio"``)."""
 
-    player0_button: int = 5
-    player1_button: int = 6
-    pause_button: int = 13
-    challenge_button: int = 19
-    hold_button: int = 26
-    player0_light: int = 17
-    player1_light: int = 27
-    green_light: int = 22
-    red_light: int = 23
-    buzzer: int = 24
+    player0_button: int = 17
+    player1_button: int = 27
+    pause_button: int = 22
+    challenge_button: int = 23
+    hold_button: int = 24
+    player0_light: int = 5
+    player1_light: int = 6
+    green_light: int = 13
+    red_light: int = 19
+    buzzer: int = 26
 
     def pins(self) -> dict[str, int]:
         """Every pin by its role, in the order of the wiring table."""

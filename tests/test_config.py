@@ -107,8 +107,8 @@ def test_port_out_of_range() -> None:
 
 
 def test_pin_used_twice() -> None:
-    (msg,) = problems("[gpio]\nbuzzer = 5\n")
-    assert msg == "gpio: pin 5 is used twice (gpio.player0_button, gpio.buzzer); give each its own pin"
+    (msg,) = problems("[gpio]\nbuzzer = 17\n")
+    assert msg == "gpio: pin 17 is used twice (gpio.player0_button, gpio.buzzer); give each its own pin"
 
 
 def test_pin_out_of_range() -> None:
@@ -368,3 +368,14 @@ def test_any_text_is_accepted_or_explained(text: str) -> None:
         parse_config(text)
     except ConfigError as e:
         assert e.problems
+
+
+def test_gpio_defaults_are_the_clock_hardware_defaults() -> None:
+    """One set of default pins: the configuration's are the GPIO clock's (and docs/hardware.md's)."""
+    from board_pi.config import GpioConfig
+    from board_pi.hardware.gpio import GpioPins
+
+    c, g = GpioConfig(), GpioPins()
+    assert (c.player0_button, c.player1_button, c.pause_button, c.challenge_button, c.hold_button,
+            c.player0_light, c.player1_light, c.green_light, c.red_light, c.buzzer) == \
+        (g.player0, g.player1, g.pause, g.challenge, g.hold, g.light0, g.light1, g.green, g.red, g.buzzer)

@@ -148,7 +148,7 @@ def mock_pins():
 
 def test_gpio_pins_on_mock_factory(mock_pins) -> None:
     r = doctor.check_clock(Config())
-    assert r.status == OK and "player0_button=5" in r.detail
+    assert r.status == OK and "player0_button=17" in r.detail
     # the pins were released: they can be used again
     from gpiozero import Button
 
