@@ -332,7 +332,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
                 raise ApiError(400, "since must be an event number")
         with state.lock:
             if state.streams >= state.max_streams:
-                raise ApiError(503, "too many live viewers: this page will refresh by itself instead")
+                raise ApiError(503, "too many live viewers: poll /api/state instead (the page does so by itself)")
             state.streams += 1
         bus = table.bus
 
