@@ -319,6 +319,19 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
     def sse(seq: int, type: str, data: Any) -> str:
         return f"id: {seq}\nevent: {type}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
+    encoded: dict[int, str] = {}  # seq -> the event as sent: every viewer gets the same text
+
+    def sse_event(e: Any) -> str:
+        text = encoded.get(e.seq)
+        if text is None:
+            text = sse(e.seq, e.type, e.data)
+            with state.lock:
+                encoded[e.seq] = text
+                if len(encoded) > 256:
+                    for k in sorted(encoded)[:128]:
+                        encoded.pop(k, None)
+        return text
+
     @app.get("/api/events")
     def api_events() -> Response:
         raw = request.args.get("since") or request.headers.get("Last-Event-ID")
@@ -341,7 +354,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
             last_state = max((e.seq for e in events if e.type == "state"), default=None)
             for e in events:
                 if e.type != "state" or e.seq == last_state:
-                    yield sse(e.seq, e.type, e.data)
+                    yield sse_event(e)
 
         def stream() -> Iterator[str]:
             try:

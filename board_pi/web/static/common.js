@@ -246,7 +246,7 @@ const BP = (() => {
         (state.clock.may_draw ? " (tiles may be drawn)" : "");
       else text = PHASES[state.clock.phase] || `${state.players[state.turn].name} to play`;
     }
-    const rules = state.rules ? ` · ${state.rules.lexicon || "lexicon"} · ${String(state.rules.challenge).replace("_", " ")} challenge` : "";
+    const rules = state.rules ? `lexicon: ${state.rules.lexicon || "?"} · ${String(state.rules.challenge).replace("_", " ")} challenge` : "";
     node.append(el("span", { class: "phase", text }), el("span", { class: "rules", text: rules }));
   }
 
