@@ -719,6 +719,39 @@ class Table:
             self._publish("undo", {"event": event_to_dict(e)})
             return event_to_dict(e)["type"]
 
+    def correct_last_play(self, play: str) -> PressResult:
+        """The director corrects the last play (a misread square, a blank's letter): it is taken
+        back and ``play`` (score-sheet notation, lower case for a blank) is made in its place by
+        the same player. A correction that cannot be played leaves the game as it was."""
+        with self._lock:
+            game, _ = self._require()
+            from ..rules.game import PlayMade
+            from ..rules.play import Play
+            last = game.events[-1] if game.events else None
+            if not isinstance(last, PlayMade):
+                raise TableError("the last event is not a play: there is no play to correct")
+            player = last.player
+            game.undo()
+            try:
+                game.play_tiles(player, Play.parse(play).placements(game.state.board, game.rules.tiles))
+            except (IllegalEvent, IllegalPlay, BadCoordinate) as e:
+                game.append(last)  # play_tiles appends nothing when it refuses
+                raise TableError(f"cannot correct the play to {play!r}: {e}") from None
+            assert self.game_id is not None
+            self.journal.append(self.game_id, {"type": "undo"})
+            self._journal_new_events(len(game.events) - 1)
+            self._set_pending(None)
+            move = game.state.moves[-1]
+            self._say(f"the director corrected the last play to {move.text}")
+            self._publish("corrected", {"player": player, "play": move.text, "score": move.score})
+            return PressResult("play", move.text, move.score, move.text)
+
+    def use_judge(self, judge: WordJudge) -> None:
+        """Judge with another lexicon from now on (the director chose one for a new game)."""
+        with self._lock:
+            self.judge = judge
+            self.settings.lexicon = judge.lexicon.name
+
     def adjust(self, player: int, points: int, reason: str) -> None:
         with self._lock:
             game, _ = self._require()
@@ -813,7 +846,12 @@ class Table:
                 "bag": s.bag,
                 "clock": {"phase": snap.phase, "running": snap.running,
                           "hold": None if snap.hold is None else {"by": snap.hold.by, "of": snap.hold.of},
-                          "may_draw": snap.may_draw},
+                          "may_draw": snap.may_draw,
+                          # The page counts the clocks down by itself between events.
+                          "control": {"minutes": c.control.minutes,
+                                      "overtime_penalty": c.control.overtime_penalty,
+                                      "max_overtime_minutes": c.control.max_overtime_minutes,
+                                      "low_time_seconds": c.control.low_time_seconds}},
                 "rules": {"challenge": g.rules.challenge.value, "tournament": g.rules.tournament,
                           "lexicon": self.meta.get("lexicon", "")},
                 "verdict": self.verdict,

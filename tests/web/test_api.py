@@ -1,0 +1,341 @@
+"""The JSON API through Flask's test client, on a real table with a real SQLite journal."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from board_pi.table.table import Table
+from board_pi.web import create_app
+from board_pi.web.auth import PinGuard, check_pin
+
+from .conftest import PIN
+
+
+class Client:
+    """A browser's view of the API: a cookie jar, the CSRF token, JSON in and out."""
+
+    def __init__(self, app: Any) -> None:
+        self.http = app.test_client()
+        self.csrf = self.get("/api/session")[1]["csrf"]
+
+    def get(self, path: str) -> tuple[int, Any]:
+        r = self.http.get(path)
+        return r.status_code, (r.get_json() if r.is_json else r.get_data(as_text=True))
+
+    def post(self, path: str, body: Any = None, *, raw: str | None = None, csrf: str | None = "default",
+             content_type: str = "application/json") -> tuple[int, Any]:
+        headers = {}
+        token = self.csrf if csrf == "default" else csrf
+        if token is not None:
+            headers["X-CSRF-Token"] = token
+        data = raw if raw is not None else json.dumps(body if body is not None else {})
+        r = self.http.post(path, data=data, headers=headers, content_type=content_type)
+        out = r.get_json(silent=True)
+        if isinstance(out, dict) and "csrf" in out:
+            self.csrf = out["csrf"]
+        return r.status_code, out
+
+    def login(self, pin: str = PIN) -> tuple[int, Any]:
+        return self.post("/api/login", {"pin": pin})
+
+
+@pytest.fixture
+def app(table: Table, pin_hash: str) -> Any:
+    return create_app(table, pin_hash=pin_hash, secret_key="test-secret", heartbeat=0.2)
+
+
+@pytest.fixture
+def director(app: Any) -> Client:
+    c = Client(app)
+    assert c.login()[0] == 200
+    return c
+
+
+def test_state_without_a_game(app: Any) -> None:
+    status, s = Client(app).get("/api/state")
+    assert status == 200
+    assert s["board"] == ["." * 15] * 15 and s["players"] == [] and s["game"] is None
+
+
+def test_state_of_a_game(app: Any, table: Table) -> None:
+    table.new_game(["Ann", "Bob"])
+    table.enter_play(0, "8D WINDY")
+    status, s = Client(app).get("/api/state")
+    assert status == 200
+    assert len(s["board"]) == 15 and all(len(r) == 15 for r in s["board"])
+    assert s["board"][7] == "...WINDY......."
+    assert [p["name"] for p in s["players"]] == ["Ann", "Bob"]
+    assert s["players"][0]["score"] == 32
+    assert set(s["players"][0]["clock"]) >= {"remaining_ms", "overtime_penalty"}
+    assert s["moves"] == [{"player": 0, "text": "8D WINDY", "score": 32, "total": 32}]
+    assert s["unseen"]["W"] == 1 and s["bag"] == 100 - 14 - 5
+    assert s["seq"] >= 1
+    assert s["last_play"] == ["D8", "E8", "F8", "G8", "H8"]
+
+
+def test_viewing_is_open_but_changes_need_the_pin(app: Any, table: Table) -> None:
+    table.new_game(["Ann", "Bob"])
+    c = Client(app)
+    for path in ("/", "/judge", "/director", "/api/state", "/api/openapi", "/api/gcg", "/api/games"):
+        assert c.get(path)[0] == 200, path
+    status, body = c.post("/api/pause")
+    assert status == 401 and body["login"] is True
+    assert c.get("/api/judge/log")[0] == 401
+    assert table.snapshot()["clock"]["phase"] == "ready"
+
+
+def test_csrf_token_is_required(app: Any, table: Table) -> None:
+    table.new_game(["Ann", "Bob"])
+    c = Client(app)
+    assert c.post("/api/login", {"pin": PIN}, csrf=None)[0] == 403
+    assert c.post("/api/login", {"pin": PIN}, csrf="forged")[0] == 403
+    assert c.login()[0] == 200
+    old = c.csrf
+    # Another browser's token is no good in this session.
+    other = Client(app)
+    assert c.post("/api/undo", csrf=other.csrf)[0] == 403
+    assert c.post("/api/end", {"reason": "test"}, csrf=None)[0] == 403
+    assert not table.snapshot()["over"]
+    assert c.post("/api/end", {"reason": "test"}, csrf=old)[0] == 200
+    assert table.snapshot()["over"]
+
+
+def test_wrong_pins_lock_out(table: Table, pin_hash: str) -> None:
+    now = [0.0]
+    app = create_app(table, pin_hash=pin_hash, guard=PinGuard(free=3, base=30, time_source=lambda: now[0]))
+    c = Client(app)
+    for _ in range(3):
+        assert c.login("0000")[0] == 401
+    status, body = c.login("0000")
+    assert status == 429 and body["wait"] == 30
+    # Even the right PIN waits out the lockout...
+    assert c.login(PIN)[0] == 429
+    assert c.get("/api/session")[1]["wait"] > 0
+    now[0] += 31
+    assert c.login(PIN)[0] == 200  # ...and is taken afterwards
+
+
+def test_first_pin_is_set_then_needed(table: Table) -> None:
+    kept: list[str] = []
+    app = create_app(table, on_pin_set=kept.append)
+    c = Client(app)
+    assert c.get("/api/session")[1]["pin_set"] is False
+    assert c.post("/api/pause")[0] == 401
+    assert c.login("1234")[0] == 409
+    assert c.post("/api/pin", {"pin": "12"})[0] == 400
+    assert c.post("/api/pin", {"pin": "97531"})[0] == 200
+    assert len(kept) == 1 and check_pin("97531", kept[0]) and "97531" not in kept[0]
+    assert c.get("/api/session")[1]["director"] is True
+    # Once set, a stranger cannot set it again.
+    stranger = Client(app)
+    assert stranger.post("/api/pin", {"pin": "0000"})[0] == 401
+    # The director changes it with the current PIN; other sessions are logged out.
+    other = Client(app)
+    assert other.login("97531")[0] == 200
+    assert c.post("/api/pin", {"pin": "86420", "current": "wrong"})[0] == 401
+    assert c.post("/api/pin", {"pin": "86420", "current": "97531"})[0] == 200
+    table.new_game(["Ann", "Bob"])
+    assert other.post("/api/pause")[0] == 401
+    assert c.post("/api/pause")[0] == 400  # the director is still in; the clock has not started
+
+
+def test_logout(director: Client, table: Table) -> None:
+    table.new_game(["Ann", "Bob"])
+    assert director.post("/api/logout")[0] == 200
+    assert director.post("/api/undo")[0] == 401
+
+
+@pytest.mark.parametrize("raw", ["{", "[1, 2]", "\"text\"", "nul", "{\"players\": 5}"])
+def test_bad_json_is_a_400(director: Client, raw: str) -> None:
+    status, body = director.post("/api/game", raw=raw)
+    assert status == 400 and body["error"]
+
+
+@pytest.mark.parametrize("path,body", [
+    ("/api/game", {"players": ["Ann"]}),
+    ("/api/game", {"players": ["Ann", "Ann"]}),
+    ("/api/game", {"players": ["Ann", "Bob"], "challenge": "triple"}),
+    ("/api/game", {"players": ["Ann", "Bob"], "minutes": -3}),
+    ("/api/game", {"players": ["Ann", "Bob"], "minutes": "lots"}),
+    ("/api/game", {"players": ["Ann", "Bob"], "overtime_penalty": 1.5}),
+    ("/api/game", {"players": ["Ann", "Bob"], "lexicon": "no-such-lexicon"}),
+    ("/api/game", {"players": ["Ann", {"x": 1}]}),
+    ("/api/adjust", {"player": 0, "points": "many", "reason": "x"}),
+    ("/api/adjust", {"player": 5, "points": 5, "reason": "x"}),
+    ("/api/adjust", {"player": 0, "points": 5}),
+    ("/api/adjust", {"player": True, "points": 5, "reason": "x"}),
+    ("/api/play", {"player": 0, "play": "QUITE"}),
+    ("/api/play", {"player": 0, "play": "Z99 AB"}),
+    ("/api/play", {"player": 0}),
+    ("/api/confirm", {"tiles": {"H8": "A"}}),
+    ("/api/blanks", {"letters": "A"}),
+    ("/api/racks", {"racks": ["ABC"]}),
+    ("/api/press", {"player": 0, "exchange": "yes"}),
+    ("/api/correct", {"play": "8D WINDY"}),
+    ("/api/challenge", {"player": 1}),
+    ("/api/accept", {}),
+    ("/api/resume", {}),
+])
+def test_bad_values_are_a_400_with_a_message(director: Client, table: Table, path: str, body: Any) -> None:
+    table.new_game(["Ann", "Bob"])
+    status, out = director.post(path, body)
+    assert status == 400, out
+    assert isinstance(out["error"], str) and out["error"]
+
+
+def test_actions_without_a_game_are_a_400(director: Client) -> None:
+    for path in ("/api/pause", "/api/undo", "/api/end"):
+        status, out = director.post(path)
+        assert status == 400 and "no game" in out["error"]
+    assert director.get("/api/gcg")[0] == 404
+
+
+def test_unknown_api_path_and_method_are_json(director: Client) -> None:
+    status, out = director.get("/api/nothing")
+    assert status == 404 and "error" in out
+    status, out = director.post("/api/state")
+    assert status == 405 and "error" in out
+
+
+def test_body_too_large_is_refused(director: Client) -> None:
+    status, out = director.post("/api/judge", {"words": ["A" * 100_000]})
+    assert status == 413 and "error" in out
+
+
+def test_director_runs_a_game(director: Client, table: Table) -> None:
+    status, out = director.post("/api/game", {"players": ["Ann", "Bob"], "challenge": "double", "minutes": 20,
+                                              "overtime_penalty": 5, "max_overtime_minutes": 5})
+    assert status == 200 and out["game"] == table.game_id
+    s = table.snapshot()
+    assert s["rules"]["challenge"] == "double" and s["clock"]["control"]["minutes"] == 20
+    assert director.post("/api/press", {"player": 0})[1]["outcome"] == "started"
+    assert director.post("/api/pause")[0] == 200
+    assert table.snapshot()["clock"]["phase"] == "paused"
+    assert director.post("/api/resume")[0] == 200
+    assert director.post("/api/play", {"player": 0, "play": "8D WINDY"})[1]["score"] == 32
+    # The director corrects the last play: the W was a blank.
+    status, out = director.post("/api/correct", {"play": "8D wINDY"})
+    assert status == 200 and out["play"] == "8D wINDY"
+    assert table.snapshot()["players"][0]["score"] == 16  # the blank W on the double letter scores 0
+    assert director.post("/api/adjust", {"player": 1, "points": -10, "reason": "phony penalty"})[0] == 200
+    assert table.snapshot()["players"][1]["score"] == -10
+    assert director.post("/api/undo")[1]["undone"] == "score_adjusted"
+    assert table.snapshot()["players"][1]["score"] == 0
+    gcg = director.get("/api/gcg")[1]
+    assert "#player1" in gcg and "wINDY" in gcg
+    assert director.post("/api/end", {"reason": "time"})[0] == 200
+    assert table.snapshot()["over"] is True
+    assert director.post("/api/end")[0] == 400  # already over
+
+
+def test_reread_is_confirmed_from_the_page(director: Client, table: Table) -> None:
+    table.new_game(["Ann", "Bob"])
+    table.press(0)  # starts the clock
+    import time
+
+    time.sleep(0.35)  # past the clock's guard against a double press
+    out = director.post("/api/press", {"player": 0})[1]
+    assert out["outcome"] == "pending"  # no camera: the play is entered on the page
+    assert table.snapshot()["pending"]["kind"] == "reread"
+    status, out = director.post("/api/confirm", {"tiles": {"H8": "Q", "H9": "I"}})
+    assert status == 200 and out["outcome"] == "play"
+    assert table.snapshot()["moves"][0]["text"] == "H8 QI"
+
+
+def test_blank_letter_is_asked_and_given(director: Client, table: Table) -> None:
+    table.new_game(["Ann", "Bob"])
+    table.press(0)
+    import time
+
+    time.sleep(0.35)
+    director.post("/api/press", {"player": 0})
+    # A blank in Q?IT: only a few letters make a word, so the table asks.
+    director.post("/api/confirm", {"tiles": {"H8": "?", "I8": "A"}})
+    pending = table.snapshot()["pending"]
+    assert pending["kind"] == "blank" and pending["doubtful"] == ["H8"]
+    assert director.post("/api/blanks", {"letters": {"H8": "1"}})[0] == 400
+    status, out = director.post("/api/blanks", {"letters": {"H8": "z"}})
+    assert status == 200 and out["play"] == "8H zA"
+
+
+def test_word_judge(app: Any, table: Table) -> None:
+    c = Client(app)
+    status, out = c.post("/api/judge", {"words": ["qi", "za"]})
+    assert status == 200 and out == {"verdict": "ACCEPTABLE", "acceptable": True, "words": 2}
+    status, out = c.post("/api/judge", {"words": "QI ZZZQ"})
+    assert status == 200 and out["verdict"] == "NOT ACCEPTABLE"
+    assert set(out) == {"verdict", "acceptable", "words"}  # nothing says which word
+    assert c.post("/api/judge", {"words": [f"QI{i}" for i in range(9)]})[0] == 400
+    assert c.post("/api/judge", {"words": ["A" * 9] * 9})[0] == 400
+    assert c.post("/api/judge", {"words": []})[0] == 400
+    assert c.post("/api/judge", {"words": [1, 2]})[0] == 400
+    assert c.post("/api/judge", {"words": ["QI"]}, csrf=None)[0] == 403
+    c.login()
+    log = c.get("/api/judge/log")[1]["log"]
+    assert [e["words"] for e in log] == [["QI", "ZA"], ["QI", "ZZZQ"]]
+    assert [e["acceptable"] for e in log] == [True, False]
+
+
+def test_last_play_words(app: Any, table: Table) -> None:
+    c = Client(app)
+    assert c.get("/api/last-play")[1]["words"] == []
+    table.new_game(["Ann", "Bob"])
+    table.enter_play(0, "8D WINDY")
+    table.enter_play(1, "E5 MoA")
+    out = c.get("/api/last-play")[1]
+    assert out["words"] == ["MOAI"] and out["play"] == "E5 MoA(I)"
+
+
+def test_new_game_with_another_lexicon(director: Client, table: Table, tmp_path: Any, monkeypatch: Any) -> None:
+    (tmp_path / "lexicons").mkdir()
+    (tmp_path / "lexicons" / "tiny.txt").write_text("QI\nZA\n")
+    monkeypatch.setenv("BOARD_PI_LEXICONS", str(tmp_path / "lexicons"))
+    monkeypatch.setenv("BOARD_PI_CACHE", str(tmp_path / "cache"))
+    assert "tiny" in director.get("/api/lexicons")[1]["lexicons"]
+    status, out = director.post("/api/game", {"players": ["Ann", "Bob"], "lexicon": "tiny"})
+    assert status == 200, out
+    assert table.snapshot()["rules"]["lexicon"] == "tiny"
+    assert director.post("/api/judge", {"words": ["QI"]})[1]["acceptable"] is True
+    assert director.post("/api/judge", {"words": ["ZIZ"]})[1]["acceptable"] is False  # a word of the default list
+
+
+def test_calibration_view_says_why_not(director: Client, table: Table) -> None:
+    status, out = director.get("/api/calibration.png")
+    assert status == 404
+    assert "OpenCV" in out["error"] or "frame" in out["error"]
+
+
+def test_calibration_view_draws_the_reading(director: Client, table: Table) -> None:
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("cv2", reason="OpenCV is not installed")
+    from board_pi.table.reading import BoardReading
+
+    table.last_frame = np.full((300, 300, 3), 128, np.uint8)
+    table.last_reading = BoardReading.certain(["." * 15] * 7 + ["...WINDY......."] + ["." * 15] * 7)
+    status, png = director.http.get("/api/calibration.png").status_code, director.http.get("/api/calibration.png").data
+    assert status == 200 and png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_openapi_documents_every_api_route(app: Any) -> None:
+    status, spec = Client(app).get("/api/openapi")
+    assert status == 200 and spec["openapi"].startswith("3.")
+    routes = {r.rule for r in app.url_map.iter_rules() if r.rule.startswith("/api/")}
+    assert routes == set(spec["paths"])
+    for path, ops in spec["paths"].items():
+        for method in ops:
+            rule = next(r for r in app.url_map.iter_rules() if r.rule == path)
+            assert method.upper() in rule.methods, (path, method)
+
+
+def test_security_headers(app: Any) -> None:
+    r = app.test_client().get("/")
+    csp = r.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp
+    assert r.headers["X-Frame-Options"] == "DENY"
+    cookie = r.headers.get("Set-Cookie", "")
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    html = r.get_data(as_text=True)
+    assert "http://" not in html and "https://" not in html  # no external fonts, scripts or CDNs

@@ -1,0 +1,267 @@
+"""The pages in Debian's headless Chromium, driven by Playwright, against a real server.
+
+Each test writes a screenshot to test-artifacts/web/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from board_pi.clock import TimeControl
+from board_pi.table.table import Table
+from board_pi.web import serve
+
+from .conftest import PIN
+
+from playwright.sync_api import expect  # noqa: E402  (skipped with the browser fixture when absent)
+
+TABLET = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def page(browser: Any) -> Any:
+    context = browser.new_context(viewport=TABLET)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_default_timeout(10_000)
+    yield pg
+    context.close()
+    assert not errors, errors  # no script errors on any page
+
+
+def wait_until(check: Any, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def tile(page: Any, square: str) -> Any:
+    return page.locator(f'.sq[data-square="{square}"] .tile')
+
+
+def test_table_view_follows_a_game(server: Any, table: Table, page: Any, artifacts: Path) -> None:
+    table.new_game(["Ann", "Bob"])
+    page.goto(server.url)
+    page.wait_for_selector("#link.up")
+    assert page.locator(".board .sq").count() == 225
+    assert page.locator(".sq.tw").count() == 8 and page.locator(".sq.start").count() == 1
+    assert page.locator(".player .name").all_inner_texts() == ["▶ Ann", "Bob"]
+    assert page.locator('[data-player="0"] [data-role="clock"]').inner_text() == "25:00"
+
+    clock = page.locator('[data-player="0"] [data-role="clock"]')
+    table.press(0)  # the first press starts the clock of the player to play
+    expect(clock).to_have_text("24:59", timeout=5000)  # counting down by itself
+    assert page.locator('[data-player="0"]').get_attribute("class").count("running") == 1
+
+    table.enter_play(0, "8D WINDY")
+    page.wait_for_selector('.sq[data-square="D8"] .tile')
+    assert [tile(page, sq).locator(".letter").inner_text() for sq in ("D8", "E8", "F8", "G8", "H8")] == list("WINDY")
+    assert tile(page, "D8").locator(".value").inner_text() == "4"
+    assert "last" in tile(page, "H8").get_attribute("class")
+    assert page.locator('[data-player="0"] [data-role="score"]').inner_text() == "32"
+    assert page.locator("#moves li").first.inner_text().split() == ["Ann", "8D", "WINDY", "32", "32"]
+    assert page.locator("#bag").inner_text() == "95 unseen · 81 in the bag"  # 100 less the 5 on the board; 14 on racks
+
+    table.enter_play(1, "E5 MoA")  # a blank O
+    page.wait_for_selector('.sq[data-square="E6"] .tile.blank')
+    assert tile(page, "E6").locator(".letter").inner_text() == "O"
+    assert tile(page, "E6").locator(".value").inner_text() == ""
+    assert "last" not in tile(page, "H8").get_attribute("class")
+    assert page.locator('[data-player="1"] [data-role="score"]').inner_text() == "10"
+    assert page.locator("#moves li").nth(1).inner_text().split()[1:3] == ["E5", "MoA(I)"]
+    assert clock.inner_text() != "25:00"
+    page.screenshot(path=str(artifacts / "table-tablet.png"), full_page=True)
+
+    # A challenge: the verdict is shown to everyone.
+    verdict = table.challenge(0)
+    page.wait_for_selector("#verdict.yes" if verdict.acceptable else "#verdict.no")
+    assert page.locator("#verdict").inner_text() == str(verdict)
+    page.screenshot(path=str(artifacts / "table-verdict.png"))
+
+
+def test_overtime_shows_red_with_the_penalty(server: Any, table: Table, page: Any, artifacts: Path) -> None:
+    table.new_game(["Ann", "Bob"], control=TimeControl(minutes=0.02, overtime_penalty=10))
+    table.press(0)
+    page.goto(server.url)
+    page.wait_for_selector('[data-player="0"] .clock.overtime')
+    assert page.locator('[data-player="0"] [data-role="clock"]').inner_text().startswith("−0:0")
+    assert page.locator('[data-player="0"] [data-role="penalty"]').inner_text() == "overtime −10"
+    colour = page.locator('[data-player="0"] .clock').evaluate("e => getComputedStyle(e).color")
+    assert colour == "rgb(198, 40, 40)"
+    page.screenshot(path=str(artifacts / "table-overtime.png"))
+
+
+def test_pending_reading_shown_and_confirmed_by_the_director(server: Any, table: Table, page: Any,
+                                                             artifacts: Path) -> None:
+    table.new_game(["Ann", "Bob"])
+    table.press(0)
+    time.sleep(0.35)  # past the clock's guard against a double press
+    table.press(0)  # no camera: the table asks for the play on the page
+    page.goto(server.url)
+    page.wait_for_selector("#pending:not([hidden])")
+    assert "please confirm" in page.locator("#pending h2").inner_text().lower()
+    page.screenshot(path=str(artifacts / "table-pending.png"))
+    page.fill("#pending .play-input", "8D WINDY")
+    page.click("#pending button:has-text('Enter the play')")
+    page.wait_for_selector("#login-dialog[open]")  # the director's PIN is asked for
+    page.fill("#login-pin", PIN)
+    page.click("#login-ok")
+    page.wait_for_selector('.sq[data-square="H8"] .tile')
+    assert table.snapshot()["moves"][0]["text"] == "8D WINDY"
+    assert page.locator("#pending").is_hidden()
+
+
+def test_word_judge_screen(table: Table, pin_hash: str, browser: Any, artifacts: Path) -> None:
+    handle = serve(table, port=0, pin_hash=pin_hash, judge_clear_seconds=2.0, threads=8)
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    try:
+        table.new_game(["Ann", "Bob"])
+        table.enter_play(0, "8D WINDY")
+        table.enter_play(1, "E5 MoA")
+        page.goto(handle.url + "judge")
+        page.fill('input[name="word0"]', "qi")
+        page.fill('input[name="word1"]', "za")
+        assert page.input_value('input[name="word0"]') == "QI"
+        page.click("#judge-go")
+        page.wait_for_selector("#judgement.yes")
+        assert page.locator("#judgement").inner_text() == "ACCEPTABLE"
+        page.screenshot(path=str(artifacts / "judge-acceptable.png"))
+        # The screen clears itself.
+        expect(page.locator("#judgement")).to_have_text("", timeout=5000)
+        assert page.input_value('input[name="word0"]') == ""
+
+        page.fill('input[name="word0"]', "QI")
+        page.fill('input[name="word1"]', "ZZZQ")
+        page.click("#judge-go")
+        page.wait_for_selector("#judgement.no")
+        text = page.locator("body").inner_text()
+        assert "NOT ACCEPTABLE" in text and "ZZZQ" in page.input_value('input[name="word1"]')
+        assert "ZZZQ" not in page.locator("#judgement").inner_text()  # never which word
+        page.screenshot(path=str(artifacts / "judge-not-acceptable.png"))
+
+        page.click("#judge-clear")
+        page.click("#judge-fill")  # from the last play
+        expect(page.locator('input[name="word0"]')).to_have_value("MOAI")
+        page.click("#judge-go")
+        page.wait_for_selector("#judgement.yes" if "MOAI" in table.judge.lexicon else "#judgement.no")
+
+        page.fill('input[name="word0"]', "Q")
+        page.fill('input[name="word1"]', "")
+        page.click("#judge-go")
+        expect(page.locator("#judge-error")).to_contain_text("one letter")
+        assert [a.words for a in table.judge.log] == [("QI", "ZA"), ("QI", "ZZZQ"), ("MOAI",)]
+    finally:
+        context.close()
+        handle.stop()
+
+
+def test_director_action_needs_the_pin(server: Any, table: Table, page: Any, artifacts: Path) -> None:
+    table.new_game(["Ann", "Bob"])
+    table.press(0)
+    page.goto(server.url + "director")
+    page.wait_for_selector("#auth-login:not([hidden])")
+    page.screenshot(path=str(artifacts / "director-logged-out.png"), full_page=True)
+
+    # Without the PIN: asked for it; a wrong one is refused; cancelled, nothing changes.
+    page.click("button[data-action='pause']")
+    page.wait_for_selector("#login-dialog[open]")
+    page.fill("#login-pin", "0000")
+    page.click("#login-ok")
+    expect(page.locator("#login-error")).to_have_text("wrong PIN")
+    page.click("#login-cancel")
+    page.wait_for_selector("#toast.error")
+    assert "PIN" in page.locator("#toast").inner_text()
+    assert table.snapshot()["clock"]["phase"] == "running"
+
+    # With the PIN: logged in, the action goes through.
+    page.fill("#director-pin", PIN)
+    page.click("#director-login button")
+    page.wait_for_selector("#auth-in:not([hidden])")
+    page.click("button[data-action='pause']")
+    wait_until(lambda: table.snapshot()["clock"]["phase"] == "paused")
+    expect(page.locator("#status")).to_contain_text("Paused")
+
+    # A score adjustment with its reason, and a new game.
+    page.select_option("#adjust-player", "1")
+    page.fill("#adjust-points", "-5")
+    page.fill("#adjust-reason", "slow tile drawing")
+    page.click("#adjust-form button")
+    wait_until(lambda: table.snapshot()["players"][1]["score"] == -5)
+    page.screenshot(path=str(artifacts / "director-logged-in.png"), full_page=True)
+    page.once("dialog", lambda d: d.accept())  # "a game is in progress" confirmation
+    page.fill("#ng-p1", "Cleo")
+    page.fill("#ng-p2", "Dev")
+    page.click("#new-game-form button[type=submit]")
+    wait_until(lambda: [p["name"] for p in table.snapshot()["players"]] == ["Cleo", "Dev"])
+    expect(page.locator("#players")).to_contain_text("Cleo")
+
+
+def test_first_start_asks_for_a_new_pin(table: Table, browser: Any, artifacts: Path) -> None:
+    kept: list[str] = []
+    handle = serve(table, port=0, on_pin_set=kept.append, threads=8)
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    try:
+        page.goto(handle.url + "director")
+        page.wait_for_selector("#auth-setup:not([hidden])")
+        page.screenshot(path=str(artifacts / "director-first-start.png"))
+        page.fill("#setup-pin", "97531")
+        page.fill("#setup-pin2", "97531")
+        page.click("#setup-form button")
+        page.wait_for_selector("#auth-in:not([hidden])")
+        assert len(kept) == 1 and "97531" not in kept[0]
+    finally:
+        context.close()
+        handle.stop()
+
+
+def test_phone_viewport(server: Any, table: Table, browser: Any, artifacts: Path) -> None:
+    table.new_game(["Annabelle", "Bartholomew"])
+    table.enter_play(0, "8D WINDY")
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    page = context.new_page()
+    try:
+        for path, name in (("", "table"), ("judge", "judge"), ("director", "director")):
+            page.goto(server.url + path)
+            page.wait_for_load_state("networkidle") if path == "judge" else page.wait_for_selector("#link.up")
+            # Nothing wider than the phone: no sideways scrolling.
+            assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], path
+            page.screenshot(path=str(artifacts / f"phone-{name}.png"), full_page=True)
+        page.goto(server.url)
+        page.wait_for_selector('.sq[data-square="H8"] .tile')
+        board = page.locator("#board").bounding_box()
+        assert board["width"] <= PHONE["width"] and board["width"] > 0.9 * PHONE["width"] - 20
+        assert page.locator('.sq[data-square="O15"]').bounding_box()["x"] + 5 < PHONE["width"]
+    finally:
+        context.close()
+
+
+def test_page_reconnects_and_catches_up(table: Table, pin_hash: str, browser: Any) -> None:
+    table.new_game(["Ann", "Bob"])
+    handle = serve(table, port=0, pin_hash=pin_hash, heartbeat=1.0, threads=8)
+    port = handle.port
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    try:
+        page.goto(handle.url)
+        page.wait_for_selector("#link.up")
+        handle.stop()  # the network drops
+        page.wait_for_selector("#link.down", timeout=10_000)
+        table.enter_play(0, "8D WINDY")  # happens while the page is cut off
+        handle = serve(table, port=port, pin_hash=pin_hash, heartbeat=1.0, threads=8)
+        page.wait_for_selector('.sq[data-square="H8"] .tile', timeout=15_000)
+        page.wait_for_selector("#link.up")
+        assert page.locator('[data-player="0"] [data-role="score"]').inner_text() == "32"
+    finally:
+        context.close()
+        handle.stop()
