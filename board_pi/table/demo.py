@@ -25,7 +25,7 @@ from typing import Any
 from ..cli import UsageError
 from ..clock import TimeControl
 from ..rules.board import Board, Coordinate
-from ..rules.game import ChallengeRule, Game, GameRules
+from ..rules.game import ChallengeRule, Game, GameRules, Passed
 from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg, replay
 from ..rules.judge import WordJudge
 from ..rules.play import Play
@@ -185,20 +185,17 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
             if m.kind in ("play", "pass", "exchange"):
                 clock_time.advance(rng.uniform(15, 75))
             if m.kind == "play":
-                _act_play(table, shadow, camera, p, m, rng, result, say)
+                _act_play(table, shadow, camera, clock_time, p, m, rng, result, say)
             elif m.kind == "pass":
                 if table.game is not None and table.game.state.going_out is not None:
                     table.accept_out_play(p)
-                    say(f"{names[p]} accepts the out-play")
+                    say(f"{names[p]:>14}: accepts the out-play")
                 else:
-                    shadow.pass_turn(p)
-                    camera.hand_frames = 0
-                    out = table.press(p)
-                    say(f"{names[p]:>14}: pass ({out.outcome})")
+                    _act_pass(table, shadow, camera, clock_time, p, say)
             elif m.kind == "exchange":
                 n = int(m.word) if m.word.isdigit() else len(m.word)
                 shadow.exchange(p, n)
-                out = table.press(p, exchange=True, exchange_count=n)
+                out = _press(table, p, clock_time, exchange=True, exchange_count=n)
                 say(f"{names[p]:>14}: exchanges {n} ({out.outcome})")
             elif m.kind in ("phony", "challenge"):
                 challenger = (p + 1) % len(names)
@@ -250,43 +247,77 @@ def _bonus(p: int, points: int):  # type: ignore[no-untyped-def]
     return ChallengeBonus(p, points)
 
 
-def _act_play(table: Table, shadow: Game, camera: ScriptedCamera, p: int, m: GcgMove,
-              rng: random.Random, result: DemoResult, say: Any) -> None:
+class DemoError(RuntimeError):
+    """The simulated table could not go on (a bug, not a misreading: those are corrected)."""
+
+
+def _press(table: Table, p: int, clock_time: VirtualTime, **kw: Any) -> Any:
+    """A player's press; pressed again if the table did not take it (as a player would)."""
+    out = table.press(p, **kw)
+    if out.outcome == "ignored":
+        clock_time.advance(1.0)
+        out = table.press(p, **kw)
+        if out.outcome == "ignored":
+            raise DemoError(f"the table ignored the press twice: {out.message}")
+    return out
+
+
+def _act_play(table: Table, shadow: Game, camera: ScriptedCamera, clock_time: VirtualTime, p: int,
+              m: GcgMove, rng: random.Random, result: DemoResult, say: Any) -> None:
     play = Play(Coordinate.parse(m.position), m.word)
     expected = shadow.preview(play)
     shadow.play(p, play)
     camera.rows = shadow.state.board.rows()
     camera.hand_frames = rng.choice((0, 0, 1, 2))  # the hand is still leaving the board
+    want = {str(pl.square): pl.tile for pl in expected.placements}
     t = time.perf_counter()
-    out = table.press(p)
-    result.plays += 1
-    correct = True
-    if out.outcome == "pending" and table.pending is not None and table.pending.kind == "blank":
-        letters = {str(pl.square): pl.tile.upper() for pl in expected.placements if pl.is_blank}
+    out = _press(table, p, clock_time)
+    blank_asked = False
+    if out.outcome == "pending" and table.pending is not None and table.pending.kind == "blank" \
+            and set(table.pending.tiles) == set(want):
+        letters = {sq: want[sq].upper() for sq in table.pending.doubtful if sq in want}
         out = table.set_blanks(letters)
+        blank_asked = True
         say(f"{'':>14}  the players say the blank is {', '.join(f'{v} on {k}' for k, v in letters.items())}")
     dt = time.perf_counter() - t - table.timings.get("settle", 0.0)
-    if out.outcome == "play":
-        result.press_to_score.append(dt)
-    state = table.game.state if table.game else None
-    got = state.moves[-1].text if state and state.moves else ""
-    want_squares = {(str(pl.square), pl.tile) for pl in expected.placements}
-    have = state.last_play if state else None
-    have_squares = {(str(pl.square), pl.tile) for pl in have.scored.placements} if have and out.outcome == "play" else set()
-    if out.outcome != "play" or have_squares != want_squares:
-        correct = False
+    game = table.game
+    assert game is not None
+    lp = game.state.last_play
+    got = {str(pl.square): pl.tile for pl in lp.scored.placements} if lp and out.outcome == "play" else {}
+    result.plays += 1
+    if out.outcome == "play" and got == want:
+        result.plays_read_correctly += 1
+        if not blank_asked:
+            result.press_to_score.append(dt)
+    else:
+        # The players put it right on the page, as they would at a club table.
+        what = out.message or out.outcome
         if out.outcome in ("play", "pass"):
             table.undo()
+        if table.pending is not None and table.pending.kind in ("reading", "reread", "blank"):
+            table.confirm(want)
+        else:
+            table.enter_play(p, str(play))
+        say(f"{'':>14}  misread ({what}); corrected on the page")
+    move = game.state.moves[-1]
+    mark = "" if move.score == m.score else f"  (record: {m.score})"
+    say(f"{game.players[p]:>14}: {move.text} {move.score}{mark}")
+
+
+def _act_pass(table: Table, shadow: Game, camera: ScriptedCamera, clock_time: VirtualTime, p: int,
+              say: Any) -> None:
+    shadow.pass_turn(p)
+    camera.hand_frames = 0
+    out = _press(table, p, clock_time)
+    if out.outcome != "pass":
+        if out.outcome == "play":
+            table.undo()
+            table.record(Passed(p))
         elif table.pending is not None:
-            table.discard_pending()
-        fixed = table.enter_play(p, str(play))
-        say(f"{'':>14}  read wrong ({out.message or got}); corrected on the page to {fixed.play}")
-        got = fixed.play
-    if correct:
-        result.plays_read_correctly += 1
-    score = state.moves[-1].score if state and state.moves else 0
-    mark = "" if score == m.score else f"  (record: {m.score})"
-    say(f"{table.game.players[p] if table.game else p:>14}: {got} {score}{mark}")
+            table.confirm({})
+        say(f"{'':>14}  misread ({out.message or out.outcome}); corrected on the page to a pass")
+    assert table.game is not None
+    say(f"{table.game.players[p]:>14}: pass")
 
 
 def _start_web(table: Table, port: int, say: Any) -> Any:

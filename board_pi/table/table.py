@@ -225,12 +225,18 @@ class Table:
     # -- reading the board -------------------------------------------------------------------
 
     def settle(self) -> tuple[BoardReading | None, str]:
-        """Take frames until consecutive readings agree; (reading, '') or (None, why not)."""
+        """Take frames until consecutive readings agree; (reading, '') or (None, why not).
+
+        Readings are compared where they matter: the tiles that differ from the committed board
+        (new ones, and old ones gone). A hand over the board, or a tile still moving, changes
+        that from frame to frame; flicker on squares already committed does not count, since
+        those squares keep their committed tiles anyway.
+        """
         if self.camera is None or self.reader is None:
             return None, "no camera: enter the play on the page"
         s = self.settings
         deadline = self.wall() + s.settle_seconds
-        previous: BoardReading | None = None
+        previous: tuple[Any, ...] | None = None
         agree = 1
         why = "the board did not keep still"
         for _ in range(s.settle_max_frames):
@@ -242,16 +248,23 @@ class Table:
             if reading is None:
                 why = "the board is not in view (a hand or arm over it?)"
                 previous, agree = None, 1
-            elif previous is not None and reading.grid == previous.grid:
-                agree += 1
-                if agree >= s.settle_frames:
-                    self.last_frame, self.last_reading = frame, reading
-                    return reading, ""
             else:
-                previous, agree = reading, 1
+                key = self._change_key(reading)
+                if key == previous:
+                    agree += 1
+                    if agree >= s.settle_frames:
+                        self.last_frame, self.last_reading = frame, reading
+                        return reading, ""
+                else:
+                    previous, agree = key, 1
             if self.wall() > deadline:
                 break
         return None, why + ": waited and gave up; press again or enter the play on the page"
+
+    def _change_key(self, reading: BoardReading) -> tuple[Any, ...]:
+        assert self.game is not None
+        c = compare(self.game.state.board, reading, self.settings.doubt_below)
+        return tuple(sorted(c.new.items())), c.missing, c.doubtful
 
     # -- a press -----------------------------------------------------------------------------
 
