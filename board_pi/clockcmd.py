@@ -40,7 +40,7 @@ def status_line(snap: ClockSnapshot) -> str:
         mark = ">" if snap.running == p else " "
         extra = " FLAG" if snap.flagged[p] else (f" -{snap.penalties[p]}" if snap.penalties[p] else "")
         parts.append(f"{mark}player {p} {format_time(rem):>6}{extra}")
-    tail = snap.phase
+    tail: str = snap.phase
     if snap.hold is not None:
         tail += f", hold by {snap.hold.by}" + (" (may draw)" if snap.may_draw else "")
     return " | ".join(parts) + f"  [{tail}]"

@@ -20,7 +20,7 @@ from collections import deque
 from typing import Any, Callable
 
 from .events import EVENT_KINDS, ClockEvent, EventSource
-from .picolink import Frame, ReliableLink, new_boot_id
+from .picolink import VERSION, Frame, ReliableLink, new_boot_id
 
 HOST_VERSION = "board-pi-1"
 PICO_TIMEOUT = 3.0       # no frame from the Pico for this long: not connected
@@ -185,6 +185,9 @@ class SerialClock(EventSource):
             if self._sent is not None and now - self._sent[0] >= STATE_REFRESH:
                 self._send_state(now, force=True)
             self._flush()
+        if self.link.stats.version_mismatch and self.pico_version is None:
+            self.last_error = (f"{self.port}: the Pico speaks another protocol version than this board-pi "
+                               f"(version {VERSION}); copy firmware/ from this board-pi onto it")
         for ev in events:
             self._emit(ev)
         if events:
