@@ -82,6 +82,21 @@ def build_parser() -> argparse.ArgumentParser:
     dr.add_argument("--config", metavar="FILE")
     dr.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     dr.set_defaults(handler=_lazy("board_pi.doctor", "cmd_doctor"))
+
+
+    ck = sub.add_parser("clock", help="a standalone tournament clock in the terminal (GPIO, Pico or keyboard)")
+    ck.add_argument("--backend", choices=("gpio", "serial", "keyboard"), default="keyboard",
+                    help="GPIO buttons, the Pico on a serial port, or keys (z/m players, space pause, "
+                         "c challenge, h hold, q quit)")
+    ck.add_argument("--port", help="the Pico's serial port (--backend serial), e.g. /dev/serial/by-id/...")
+    ck.add_argument("--minutes", type=float, default=25, help="minutes per player (default 25)")
+    ck.add_argument("--penalty", type=int, default=10, help="points per started overtime minute (default 10)")
+    ck.add_argument("--max-overtime", type=float, default=10, help="overtime minutes before a flag (0: no limit)")
+    ck.add_argument("--increment", type=float, default=0, help="seconds added after each turn (casual games)")
+    ck.add_argument("--delay", type=float, default=0, help="free seconds at the start of each turn (casual games)")
+    ck.add_argument("--state", metavar="FILE", help="keep the clock's state here; resume from it if it exists")
+    ck.add_argument("--seconds", type=float, help="stop after this many seconds (scripted runs)")
+    ck.set_defaults(handler=_lazy("board_pi.clockcmd", "cmd_clock"))
     return p
 
 

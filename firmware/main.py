@@ -50,6 +50,11 @@ class UsbPort:
 
 
 def main():
+    # Hold the pause button while powering up to get the REPL instead of the clock (to update
+    # the firmware: once the clock runs, Ctrl-C no longer reaches the REPL).
+    if Pin(PINS["pause"], Pin.IN, Pin.PULL_UP).value() == 0:
+        print("board-pi clock: pause held at start-up, staying in the REPL")
+        return
     # Our frames are plain ASCII, but line noise can carry a Ctrl-C: it must not stop the clock.
     micropython.kbd_intr(-1)
     boot = "".join("%02X" % b for b in os.urandom(4))

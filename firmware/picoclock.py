@@ -15,6 +15,7 @@ PRESS_GUARD_MS = 300     # a press this soon after a player's clock started is t
 TICK_MS = 1000           # heartbeat to the Pi
 HOST_TIMEOUT_MS = 3000   # no frame from the Pi this long: standalone (the Pico beeps by itself)
 LOW_TIME_MS = 60000
+EVENTS_KEPT = 200
 
 # Button name -> (event kind, player)
 BUTTONS = {
@@ -141,7 +142,8 @@ class PicoClock:
         self.host_seen_at = None
         self.host_version = None
         self.next_tick = 0
-        self.events = []          # every event sent, for the tests: (kind, player, t)
+        self.events = []          # the latest events sent (kind, player, t): for a look from the REPL
+
         self.warned = [0, 0]      # standalone beeps: 1 low time, 2 overtime
         now = self.now()
         self.link.send_plain("HELLO", (FIRMWARE_VERSION, now))
@@ -206,6 +208,8 @@ class PicoClock:
         else:
             self.local(kind, player, t)
         self.events.append((kind, player, t))
+        if len(self.events) > EVENTS_KEPT:
+            self.events.pop(0)
         self.last_ev_seq = self.link.send(
             "EV", (kind, "-" if player is None else player, t, self.now()), self.now())
 

@@ -75,7 +75,7 @@ class ClockController:
         kind, player, at = str(event.kind), getattr(event, "player", None), getattr(event, "timestamp", None)
         with self._lock:
             result = self._apply(kind, player, at)
-            action = ClockAction(kind, player, self.clock.snapshot(at).at if at is not None else self.clock._now(), result)
+            action = ClockAction(kind, player, self.clock._now() if at is None else at, result)
             self._update()
         if self.on_action is not None:
             self.on_action(action)

@@ -117,7 +117,10 @@ class Hold:
 
 
 class GameClock:
-    """The clock for one game. See the module docstring for the conventions."""
+    """The clock for one game. See the module docstring for the conventions.
+
+    Not thread-safe: use it from one thread, or through a ``ClockController``, which locks.
+    """
 
     def __init__(
         self,
@@ -451,31 +454,42 @@ class GameClock:
 
         Raises ValueError with a clear message for state that is not a clock's.
         """
+        def num(x: Any, what: str) -> float:
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+                raise ValueError(f"{what} must be a finite number, not {x!r}")
+            return float(x)
+
+        def player(x: Any) -> int | None:
+            return None if x is None else clock._player(x)
+
         try:
-            if data.get("version") != STATE_VERSION:
-                raise ValueError(f"unsupported clock state version {data.get('version')!r}")
-            clock = cls(TimeControl.from_dict(dict(data["control"])), int(data["players"]), time_source)
-            used = [float(u) for u in data["used"]]
-            if len(used) != clock.players:
-                raise ValueError("one 'used' entry per player is needed")
-            clock._used = used
-            running = data["running"]
-            clock._running = None if running is None else clock._player(int(running))
+            if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+                raise ValueError(f"unsupported clock state version {data.get('version') if isinstance(data, dict) else data!r}")
+            clock = cls(TimeControl.from_dict(dict(data["control"])), data["players"], time_source)
+            used = [num(u, "used") for u in data["used"]]
+            turns = [int(num(n, "turns")) for n in data["turns"]]
+            if len(used) != clock.players or len(turns) != clock.players:
+                raise ValueError("one 'used' and one 'turns' entry per player are needed")
+            clock._used, clock._turns = used, turns
+            clock._running = player(data["running"])
             phase = data["phase"]
             if phase not in Phase.__args__:  # type: ignore[attr-defined]
                 raise ValueError(f"unknown phase {phase!r}")
             clock._phase = phase
-            clock._resume_to = None if data["resume_to"] is None else clock._player(int(data["resume_to"]))
+            clock._resume_to = player(data["resume_to"])
             clock._resume_phase = data["resume_phase"]
-            clock._last_mover = None if data["last_mover"] is None else clock._player(int(data["last_mover"]))
-            clock._flagged = {clock._player(int(p)) for p in data["flagged"]}
-            clock._turns = [int(n) for n in data["turns"]]
-            clock._turn_charged = float(data["turn_charged"])
-            saved_at = float(data["saved_at"])
-            turn_age = float(data["turn_age"])
+            if clock._resume_phase not in Phase.__args__:  # type: ignore[attr-defined]
+                raise ValueError(f"unknown phase {clock._resume_phase!r}")
+            clock._last_mover = player(data["last_mover"])
+            clock._flagged = {clock._player(p) for p in data["flagged"]}
+            clock._turn_charged = num(data["turn_charged"], "turn_charged")
+            saved_at = num(data["saved_at"], "saved_at")
+            turn_age = num(data["turn_age"], "turn_age")
             hold = data["hold"]
-        except (KeyError, TypeError) as e:
-            raise ValueError(f"not a clock state: {e}") from None
+            if hold is not None:
+                hold = (clock._player(hold["by"]), clock._player(hold["of"]), num(hold["age"], "hold age"))
+        except (KeyError, TypeError, IndexError, AttributeError) as e:
+            raise ValueError(f"not a clock state: {e!r}") from None
         if phase == "running" and clock._running is None:
             raise ValueError("a running clock state needs a running player")
         now = time_source()
@@ -488,7 +502,7 @@ class GameClock:
         clock._last_event = clock._since
         if hold is not None:
             shift = down if charged else 0.0
-            clock._hold = Hold(int(hold["by"]), int(hold["of"]), now - float(hold["age"]) - shift)
+            clock._hold = Hold(hold[0], hold[1], now - hold[2] - shift)
         clock._charge(now)
         clock._check_flag(now)
         return clock

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Callable
 
 VERSION = 1
 MAX_LINE = 160
@@ -214,7 +215,7 @@ class ReliableLink:
 
     # -- receiving -------------------------------------------------------------------------
 
-    def receive(self, data: bytes, now: float, accept: "callable[[Frame], bool] | None" = None) -> list[Frame]:  # type: ignore[valid-type]
+    def receive(self, data: bytes, now: float, accept: Callable[[Frame], bool] | None = None) -> list[Frame]:
         """Frames to act on: plain ones as they come, reliable ones once each and in order.
 
         ``accept`` may refuse a reliable frame for now (it is then neither delivered nor

@@ -20,7 +20,7 @@ from collections import deque
 from typing import Any, Callable
 
 from .events import EVENT_KINDS, ClockEvent, EventSource
-from .picolink import Frame, ReliableLink, new_boot_id
+from .picolink import VERSION, Frame, ReliableLink, new_boot_id
 
 HOST_VERSION = "board-pi-1"
 PICO_TIMEOUT = 3.0       # no frame from the Pico for this long: not connected
@@ -54,6 +54,8 @@ class SerialClock(EventSource):
             except (KeyError, TypeError, ValueError):
                 raise ValueError(f"not a serial clock resume point: {resume!r}") from None
             self.link.peer, self.link.expected = boot, delivered + 1
+        self.on_tick: Callable[[], Any] | None = None
+        self.tick_interval = 0.05
         self._serial: Any = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -71,8 +73,14 @@ class SerialClock(EventSource):
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self) -> "SerialClock":
-        """Start the reader thread (it opens the port, and reopens it whenever it goes away)."""
+    def start(self, on_tick: Callable[[], Any] | None = None) -> "SerialClock":
+        """Start the reader thread (it opens the port, and reopens it whenever it goes away).
+
+        ``on_tick`` (e.g. the controller's ``tick``) is called from it every ``tick_interval``
+        seconds, as :meth:`GpioClock.start` does.
+        """
+        if on_tick is not None:
+            self.on_tick = on_tick
         if self._thread is None:
             self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="serial-clock", daemon=True)
@@ -145,7 +153,11 @@ class SerialClock(EventSource):
     def _run(self) -> None:
         import serial
 
+        last_tick = 0.0
         while not self._stop.is_set():
+            if self.on_tick is not None and time.monotonic() - last_tick >= self.tick_interval:
+                last_tick = time.monotonic()
+                self.on_tick()
             if self._serial is None:
                 if not self._open_port():
                     self._stop.wait(self.reconnect_interval)
@@ -185,6 +197,9 @@ class SerialClock(EventSource):
             if self._sent is not None and now - self._sent[0] >= STATE_REFRESH:
                 self._send_state(now, force=True)
             self._flush()
+        if self.link.stats.version_mismatch and self.pico_version is None:
+            self.last_error = (f"{self.port}: the Pico speaks another protocol version than this board-pi "
+                               f"(version {VERSION}); copy firmware/ from this board-pi onto it")
         for ev in events:
             self._emit(ev)
         if events:

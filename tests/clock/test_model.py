@@ -415,3 +415,26 @@ def test_out_play_declared_after_the_press_gives_the_opponent_their_seconds_back
     assert c.running == 1
     with pytest.raises(ClockError):
         c.declare_out_play()  # player 1 made no play
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=True) | st.text(max_size=5),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+                     max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["used", "running", "phase", "turn_age", "turn_charged", "resume_to", "resume_phase",
+                        "hold", "last_mover", "flagged", "turns", "saved_at", "players", "control"]), _json)
+def test_damaged_state_loads_or_gives_a_value_error(key, value):
+    c, ft = make()
+    c.start(0)
+    ft.advance(10)
+    c.press(0)
+    c.hold_play()
+    state = c.to_dict(wall_time=0.0)
+    state[key] = value
+    try:
+        r = GameClock.from_dict(state, time_source=FakeTime(), wall_time=1.0)
+    except ValueError:
+        return
+    r.snapshot()  # a state that loads must be usable

@@ -33,7 +33,7 @@ def pico(cable):
 def start_table(cable, clock=None, resume=None) -> Table:
     host = SerialClock(str(cable.path), reconnect_interval=0.05, resume=resume)
     table = Table(host, clock or GameClock(TimeControl()))
-    host.start()
+    host.start(on_tick=table.ctl.tick)
     assert wait_for(lambda: host.connected and host.pico_version is not None), host.last_error
     return table
 

@@ -120,3 +120,17 @@ def test_random_bytes_never_crash_the_receiver(data):
     b.receive(data, 0.0)
     b.receive(b"$" + data + b"\n", 0.0)
     assert parse_line(data) is None or isinstance(parse_line(data), Frame)
+
+
+def test_serial_clock_says_clearly_when_the_pico_speaks_another_version():
+    from board_pi.hardware.serial_clock import SerialClock
+
+    class Sink:
+        def write(self, data):
+            pass
+
+    host = SerialClock("memory")
+    host.attach(Sink())
+    host.feed(Frame(2, "AAAAAAAA", 0, 1, "HELLO", ("2.0", "5")).encode())
+    assert host.last_error and "another protocol version" in host.last_error
+    assert host.pico_version is None and not host.connected
