@@ -411,8 +411,15 @@ class Table:
         self.verdict = None
         self._show_verdict(None)
         move = game.state.moves[-1]
-        if game.state.going_out is not None and clock.phase == "running":
-            # Confirmed late: the out-play rule stops both clocks while the opponent decides.
+        if game.state.going_out is not None:
+            if clock.phase == "running":
+                # Confirmed after the press: the out-play rule stops both clocks now, giving the
+                # opponent back the seconds since the press.
+                try:
+                    clock.declare_out_play()
+                except ClockError:
+                    pass
+                self._save_clock()
             self._say(f"{game.players[player]} went out: challenge or accept")
         self._publish("play", {"player": player, "play": move.text, "score": scored.score})
         return PressResult("play", move.text, scored.score, move.text)
