@@ -1,0 +1,72 @@
+"""The table end to end: every shared game acted out through the demo pipeline.
+
+For each English game in ../shared/data/gcg/macondo/ (and the bundled game), the synthetic
+renderer draws the board after each play, and the real recognition, rules engine and journal
+take it from the press. Prints the share of plays read right without correction (target 100%),
+the share of games whose final score equals the record (target 100%), and the time from a
+press to the score, after the board is still (target: at most 300 ms on this machine; a Pi 4
+core is several times slower).
+
+    .venv/bin/python benchmarks/bench_table.py [--games N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from board_pi.rules.gcg import read_gcg, replay  # noqa: E402
+from board_pi.rules.tiles import ENGLISH  # noqa: E402
+from board_pi.table.demo import load_record, play_record  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=0, help="only the first N games (0: all)")
+    args = ap.parse_args()
+    shared = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
+    records = [("bundled demo game", load_record(None))]
+    if shared.is_dir():
+        records += [(p.name, read_gcg(str(p))) for p in sorted(shared.glob("*.gcg"))]
+    else:
+        print(f"note: {shared} is absent; only the bundled game is played")
+    if args.games:
+        records = records[:args.games]
+    plays = correct = games = same = 0
+    times: list[float] = []
+    t0 = time.perf_counter()
+    for name, rec in records:
+        if replay(rec).tiles is not ENGLISH:
+            print(f"{name:40s} skipped: not an English tile set (the renderer draws English tiles)")
+            continue
+        r = play_record(rec, None, web=False, say=lambda *a: None)
+        games += 1
+        same += r.final == r.recorded
+        plays += r.plays
+        correct += r.plays_read_correctly
+        times += r.press_to_score
+        print(f"{name:40s} plays read right {r.plays_read_correctly:3d}/{r.plays:<3d} "
+              f"final {r.final} recorded {r.recorded} {'=' if r.final == r.recorded else 'DIFFERENT'}",
+              flush=True)
+    print()
+    print(f"plays read right without correction: {correct}/{plays} = {100 * correct / max(plays, 1):.1f}% "
+          "(target 100%)")
+    print(f"games with the recorded final score: {same}/{games} = {100 * same / max(games, 1):.1f}% "
+          "(target 100%)")
+    if times:
+        times.sort()
+        print(f"press to score shown, board still: median {statistics.median(times) * 1000:.0f} ms, "
+              f"95th percentile {times[int(0.95 * (len(times) - 1))] * 1000:.0f} ms, "
+              f"max {times[-1] * 1000:.0f} ms (target <= 300 ms on this machine)")
+    print(f"total {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
