@@ -120,6 +120,7 @@ class Table:
         self.last_reading: BoardReading | None = None
         self.last_frame: Any | None = None
         self.timings: dict[str, float] = {}
+        self._removal_checked = float("-inf")
 
     # -- games -----------------------------------------------------------------------------
 
@@ -822,10 +823,34 @@ class Table:
                     self._controller.tick()
                 except Exception:
                     pass
+            if self.removal and self.camera is not None and self.reader is not None \
+                    and self.wall() - self._removal_checked >= self.REMOVAL_CHECK_SECONDS:
+                self._check_removal()
             flagged = [p for p in range(len(self.game.players)) if self.clock.flagged(p)]
             if flagged:
                 self._say(f"{self.game.players[flagged[0]]} is over the overtime limit: the game ends")
                 self._end_game("overtime limit")
+
+    REMOVAL_CHECK_SECONDS = 2.0
+
+    def _check_removal(self) -> None:
+        """Look at the board: are the withdrawn phony's tiles off it yet? Say so until they are."""
+        assert self.camera is not None and self.reader is not None
+        self._removal_checked = self.wall()
+        frame = self.camera.read()
+        reading = self.reader.read(frame) if frame is not None else None
+        if reading is None:
+            return
+        left = [sq for sq in self.removal if reading.at(Square.parse(sq))[0] != EMPTY]
+        if not left:
+            self.removal = {}
+            self._say("the withdrawn tiles were taken back")
+            self._publish("removal", {"squares": []})
+        else:
+            message = "take the withdrawn tiles back: " + ", ".join(sorted(left))
+            if not self.messages or self.messages[-1] != message:
+                self._say(message)
+                self._publish("removal", {"squares": sorted(left)})
 
     # -- what the page shows -----------------------------------------------------------------
 

@@ -181,11 +181,18 @@ def test_a_phony_is_withdrawn_and_the_table_watches_the_tiles_go(tmp_path: Path,
     assert snap["removal"] == ["E9", "F9", "G9"]
     assert snap["turn"] == 0  # the challenger plays next, under the double rule too
     assert snap["verdict"]["acceptable"] is False
+    # Until Bob takes his tiles back, the table keeps saying so; then it says they are off.
+    table.tick()
+    assert table.snapshot()["messages"][-1] == "take the withdrawn tiles back: E9, F9, G9"
     # Bob takes his tiles back: the next reading of those squares is empty, and Ann plays.
     for sq in ("E9", "F9", "G9"):
         cam.board[Square.parse(sq)] = "."
+    clock.t += 3
+    table.tick()
+    assert table.snapshot()["removal"] == []
+    assert "the withdrawn tiles were taken back" in table.snapshot()["messages"]
     r = turn(table, cam, clock, 0, "E7 A.E")
-    assert r.outcome == "play" and table.snapshot()["removal"] == []
+    assert r.outcome == "play"
 
 
 def test_withdrawal_leaves_the_challenger_to_play(tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
