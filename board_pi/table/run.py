@@ -46,7 +46,7 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     camera, reader = _vision(cfg, data)
     if camera is not None:
         closers.append(camera)
-    backend = _clock_backend(cfg)
+    backend = _clock_backend(cfg, data)
     if backend is not None:
         closers.append(backend)
     archive = GameArchive(data / "games")
@@ -105,7 +105,10 @@ def _calibration(cfg: Any) -> Any:
     return lambda: cal.corners
 
 
-def _clock_backend(cfg: Any) -> Any:
+RESUME_FILE = "pico-resume.json"
+
+
+def _clock_backend(cfg: Any, data: Path) -> Any:
     kind = cfg.clock.backend
     if kind == "none":
         return None
@@ -123,7 +126,16 @@ def _clock_backend(cfg: Any) -> Any:
     if kind == "serial":
         from ..hardware.serial_clock import SerialClock
 
-        return SerialClock(cfg.serial.port, cfg.serial.baud)
+        # Where the link to the Pico stood: a restarted Pi must not take a press twice.
+        resume = None
+        try:
+            resume = json.loads((data / RESUME_FILE).read_text())
+        except (OSError, ValueError):
+            pass
+        try:
+            return SerialClock(cfg.serial.port, cfg.serial.baud, resume=resume)
+        except ValueError:
+            return SerialClock(cfg.serial.port, cfg.serial.baud)
     raise UsageError(f"unknown clock backend {kind!r}")
 
 
@@ -155,10 +167,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     keeper.start()
     notifier.ready("table ready")
     deadline = None if args.stop_after is None else time.monotonic() + args.stop_after
+    resume_point = getattr(closers[-1] if closers else None, "resume_point", None)
+    saved: Any = None
     try:
         while not stop.is_set():
             table.tick()
             beat.beat()
+            if resume_point is not None:
+                point = resume_point()
+                if point != saved:
+                    _write_json(data / RESUME_FILE, point)
+                    saved = point
             if deadline is not None and time.monotonic() > deadline:
                 break
             stop.wait(0.2)
@@ -174,3 +193,9 @@ def cmd_run(args: argparse.Namespace) -> int:
                 pass
         table.journal.close()
     return 0
+
+
+def _write_json(path: Path, value: Any) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(value))
+    tmp.replace(path)
