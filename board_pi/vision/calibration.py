@@ -13,8 +13,8 @@ the orientation, so a board on a turntable keeps its row 1), else with
 :func:`~board_pi.vision.locate.find_board`, keeping row 1 where it was when the tiles cannot say.
 
 Markers: OpenCV's ``DICT_4X4_50``, ids 0-3, stuck anywhere near the corners outside the grid
-(:func:`marker_image` draws one to print). Any one marker seen is enough to place the grid,
-four place it best.
+(:func:`marker_image` draws one to print). Two markers seen place the grid, four place it
+best; one alone still tells which way up the board is, while the locator finds the grid.
 """
 
 from __future__ import annotations
@@ -299,7 +299,8 @@ def check(image: np.ndarray, cal: Calibration) -> Check:
     if (w, h) != tuple(cal.frame_size):
         return Check(False, GridFit(0, 0, 0), f"frame is {w}x{h}, calibrated for {cal.frame_size[0]}x{cal.frame_size[1]}")
     fit = grid_fit(image, cal.corners)
-    if fit.pieces < 0.25:
+    # Too little of the grid shows to say anything: an arm or a body across the board.
+    if fit.pieces < max(0.25, 0.5 * cal.reference.get("pieces", 0.5)):
         return Check(False, fit, "hidden")
     # Held to the calibration frame's own score: thick grid lines still half-match a board
     # shifted by a third of a square, so an absolute bar alone lets that through.
@@ -405,15 +406,18 @@ class Tracker:
 
     def _find_again(self, frame: np.ndarray) -> BoardLocation | None:
         cal = self.calibration
-        if cal.markers:
-            seen = detect_markers(frame)
-            corners = corners_from_markers(seen, cal.markers)
-            if corners is not None and check(frame, replace(cal, corners=corners)).ok:
-                # The markers are fixed to the board, so they carry its orientation too.
-                return BoardLocation(corners, 1.0, _turn_of(corners), 1.0)
+        seen = detect_markers(frame) if cal.markers else {}
+        known = set(seen) & set(cal.markers)
+        from_markers = corners_from_markers(seen, cal.markers) if known else None
+        if from_markers is not None and len(known) >= 2 and check(frame, replace(cal, corners=from_markers)).ok:
+            # The markers are fixed to the board, so they carry its orientation too.
+            return BoardLocation(from_markers, 1.0, _turn_of(from_markers), 1.0)
         loc = find_board(frame)
         if loc is None:
             return None
+        if from_markers is not None:
+            # One marker places the grid only roughly, but well enough to say where A1 went.
+            return _closest_turn(loc, from_markers)
         if loc.orientation_confidence < self.min_orientation_confidence:
             loc = _closest_turn(loc, cal.corners)
         return loc
