@@ -157,7 +157,7 @@ def _find_quads(gray: np.ndarray) -> _Quads:
             if qa <= 0 or not 0.8 < area_c / qa < 1.2:
                 continue
             sides = [math.dist(pts[i], pts[(i + 1) % 4]) for i in range(4)]
-            if max(sides) > 2.2 * min(sides):
+            if max(sides) > 1.8 * min(sides):
                 continue
             # Clockwise on screen (y down): positive shoelace area.
             if shoelace < 0:
@@ -255,10 +255,13 @@ def _grow(quads: _Quads, seed: int, neighbours: np.ndarray) -> dict[int, tuple[i
             if lab in taken or qq in labels:
                 continue
             Pq = pitch[pp].copy()
-            if dj == 0 and abs(di) == 1:
-                Pq[0] = (C[qq] - C[pp]) * di
-            elif di == 0 and abs(dj) == 1:
-                Pq[1] = (C[qq] - C[pp]) * dj
+            # Follow the step actually walked, half way, and only when it is close to the
+            # expected one: an off-centre tile must not shrink or bend the step for all after it.
+            if (dj == 0 and abs(di) == 1) or (di == 0 and abs(dj) == 1):
+                a = 0 if dj == 0 else 1
+                walked = (C[qq] - C[pp]) * (di if a == 0 else dj)
+                if float(np.linalg.norm(walked - Pq[a])) < 0.12 * float(np.linalg.norm(Pq[a])):
+                    Pq[a] = 0.5 * (Pq[a] + walked)
             pitch[qq] = Pq
             labels[qq] = lab
             taken.add(lab)
@@ -310,11 +313,17 @@ def _lattice(quads: _Quads) -> tuple[dict[int, tuple[int, int]], np.ndarray] | N
         res = np.linalg.norm(p - r, axis=1)
         taken = set(best.values())
         med = float(np.median(S[idx[inl]]))
+        # Only just beyond the squares already found: far out, clutter can sit on a lattice point.
+        lab_now = np.array(list(taken))
+        lo_i, lo_j = lab_now.min(axis=0) - 1
+        hi_i, hi_j = lab_now.max(axis=0) + 1
         added = 0
         for q in np.argsort(res).tolist():
             if res[q] > 0.22:
                 break
             lab = (int(r[q, 0]), int(r[q, 1]))
+            if not (lo_i <= lab[0] <= hi_i and lo_j <= lab[1] <= hi_j):
+                continue
             if q in best or lab in taken or not 0.6 < S[q] / med < 1.6:
                 continue
             best[q] = lab
