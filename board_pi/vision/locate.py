@@ -157,7 +157,7 @@ def _find_quads(gray: np.ndarray) -> _Quads:
             if qa <= 0 or not 0.8 < area_c / qa < 1.2:
                 continue
             sides = [math.dist(pts[i], pts[(i + 1) % 4]) for i in range(4)]
-            if max(sides) > 1.8 * min(sides):
+            if max(sides) > 2.5 * min(sides):
                 continue
             # Clockwise on screen (y down): positive shoelace area.
             if shoelace < 0:
@@ -182,17 +182,23 @@ _STEPS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (
 
 
 def _aligned(axes: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """For each pair, whether a quad's two sides run along the reference steps (either way round).
+    """For each pair, whether a quad's sides run along the reference steps and fit inside them.
 
-    ``axes`` and ``ref`` are (n, 2, 2); about 25 degrees of disagreement is allowed, since small
-    squares' outlines are only a few pixels long.
+    ``axes`` and ``ref`` are (n, 2, 2). The sides may match either way round, within about 25
+    degrees (small squares' outlines are only a few pixels long). Each side must be shorter than
+    the step along it, and not much shorter: two tiles that touch make one long blob, which
+    would otherwise sit half a square off the lattice.
     """
     na = np.linalg.norm(axes, axis=2) + 1e-9
     nr = np.linalg.norm(ref, axis=2) + 1e-9
     cos = np.abs(np.einsum("nid,njd->nij", axes, ref)) / (na[:, :, None] * nr[:, None, :])
     straight = np.minimum(cos[:, 0, 0], cos[:, 1, 1])
     crossed = np.minimum(cos[:, 1, 0], cos[:, 0, 1])
-    return np.maximum(straight, crossed) > 0.9
+    use_straight = straight >= crossed
+    len_u = np.where(use_straight, na[:, 0], na[:, 1]) / nr[:, 0]
+    len_v = np.where(use_straight, na[:, 1], na[:, 0]) / nr[:, 1]
+    fits = (len_u > 0.45) & (len_u < 1.25) & (len_v > 0.45) & (len_v < 1.25)
+    return (np.maximum(straight, crossed) > 0.9) & fits
 
 
 def _seed_pitch(quads: _Quads, seed: int, neighbours: np.ndarray) -> np.ndarray:
@@ -296,10 +302,12 @@ def _lattice(quads: _Quads) -> tuple[dict[int, tuple[int, int]], np.ndarray] | N
             best = labels
         if len(best) >= 120 or attempts >= 8:
             break
-    if len(best) < MIN_SQUARES:
+    # A walk broken up by unseen squares (dim light, a crowded board) can still seed the global
+    # fit below, which then extends the lattice a square at a time.
+    if len(best) < MIN_SQUARES // 2:
         return None
     H = None
-    for _ in range(3):
+    for _ in range(8):
         idx = np.array(list(best), np.int64)
         lat = np.array([best[i] for i in idx], np.float32) + 0.5
         H, inl = cv2.findHomography(lat, C[idx], cv2.RANSAC, 0.2 * float(np.median(S[idx])))
@@ -331,6 +339,8 @@ def _lattice(quads: _Quads) -> tuple[dict[int, tuple[int, int]], np.ndarray] | N
             added += 1
         if added == 0:
             break
+    if len(best) < MIN_SQUARES:
+        return None
     idx = np.array(list(best), np.int64)
     lat = np.array([best[i] for i in idx], np.float32) + 0.5
     H, _ = cv2.findHomography(lat, C[idx], cv2.LMEDS)
