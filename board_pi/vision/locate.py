@@ -127,7 +127,7 @@ def _find_quads(gray: np.ndarray) -> _Quads:
     h, w = gray.shape
     min_area = 30.0
     max_area = h * w / 180.0
-    centres, corners = [], []
+    corners: list[list[list[int]]] = []
     for mask in _cell_masks(gray):
         # All outlines: a square's is the outer border of a white blob; the holes' borders
         # (letters on tiles, the grid's outline) are sorted out by shape below.
@@ -142,33 +142,40 @@ def _find_quads(gray: np.ndarray) -> _Quads:
             # A square's perimeter is 4*sqrt(area); letters and clutter are far more ragged.
             if peri > 5.2 * math.sqrt(area_c):
                 continue
-            approx = None
+            pts = None
             for eps in (0.04, 0.07, 0.1):
-                a = cv2.approxPolyDP(c, eps * peri, True)
-                if len(a) == 4:
-                    approx = a
+                approx = cv2.approxPolyDP(c, eps * peri, True)
+                if len(approx) == 4:
+                    pts = approx.reshape(4, 2).tolist()
                     break
-            if approx is None or not cv2.isContourConvex(approx):
+            if pts is None:
                 continue
-            q = approx.reshape(4, 2).astype(np.float32)
-            pts = q.tolist()
-            shoelace = sum(pts[i][0] * pts[(i + 1) % 4][1] - pts[i][1] * pts[(i + 1) % 4][0] for i in range(4))
+            # Plain Python from here: four points are too few for numpy to pay off.
+            (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts
+            crosses = [
+                (x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1),
+                (x2 - x1) * (y3 - y2) - (y2 - y1) * (x3 - x2),
+                (x3 - x2) * (y0 - y3) - (y3 - y2) * (x0 - x3),
+                (x0 - x3) * (y1 - y0) - (y0 - y3) * (x1 - x0),
+            ]
+            if not (all(v > 0 for v in crosses) or all(v < 0 for v in crosses)):
+                continue  # not convex
+            shoelace = (x0 * y1 - y0 * x1) + (x1 * y2 - y1 * x2) + (x2 * y3 - y2 * x3) + (x3 * y0 - y3 * x0)
             qa = abs(shoelace) / 2
             if qa <= 0 or not 0.8 < area_c / qa < 1.2:
                 continue
-            sides = [math.dist(pts[i], pts[(i + 1) % 4]) for i in range(4)]
+            sides = (math.hypot(x1 - x0, y1 - y0), math.hypot(x2 - x1, y2 - y1), math.hypot(x3 - x2, y3 - y2), math.hypot(x0 - x3, y0 - y3))
             if max(sides) > 2.5 * min(sides):
                 continue
             # Clockwise on screen (y down): positive shoelace area.
             if shoelace < 0:
-                q = q[::-1].copy()
-            centres.append(q.sum(axis=0) / 4)
-            corners.append(q)
-    if not centres:
+                pts = pts[::-1]
+            corners.append(pts)
+    if not corners:
         z = np.zeros((0, 2), np.float32)
         return _Quads(z, np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32), np.zeros((0, 2, 2), np.float32))
-    C = np.array(centres, np.float32)
     Q = np.array(corners, np.float32)
+    C = Q.mean(axis=1)
     a = ((Q[:, 1] - Q[:, 0]) + (Q[:, 2] - Q[:, 3])) / 2
     b = ((Q[:, 3] - Q[:, 0]) + (Q[:, 2] - Q[:, 1])) / 2
     sizes = np.sqrt(np.abs(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]))
