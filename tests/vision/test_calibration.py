@@ -196,3 +196,43 @@ def test_real_board_check_and_shift(shared_data: Path) -> None:
     sq = float(np.linalg.norm(cal.corners[1] - cal.corners[0])) / 15
     moved = cv2.warpAffine(img, np.float32([[1, 0, 0.5 * sq], [0, 1, 0]]), (img.shape[1], img.shape[0]))
     assert not check(moved, cal).ok
+
+
+def test_calibrate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from board_pi.cli import main
+
+    scene = photograph(DrawnBoard(tiles=some_tiles(6)), turn=270, tilt=15, seed=13)
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), scene.image)
+    out = tmp_path / "calibration" / "t.json"
+    assert main(["calibrate", str(img), "--out", str(out)]) == 0
+    assert "turned 270 degrees" in capsys.readouterr().out
+    cal = load(out)
+    assert cal.camera == {"source": str(img)} and cal.rotation == 270
+    assert corner_error(cal.corners, scene.corners) < 0.2 * scene.square_px
+    # Corners given by hand, upright order.
+    given = ",".join(f"{v:.1f}" for v in scene.corners.ravel())
+    assert main(["calibrate", str(img), "--corners", given, "--rotation", "270", "--out", str(out)]) == 0
+    assert np.allclose(load(out).corners, scene.corners, atol=0.1)
+    assert main(["calibrate", "--print-markers", str(tmp_path / "m")]) == 0
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [f"marker_{i}.png" for i in range(4)]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["calibrate"], "give a frame source"),
+        (["calibrate", "/nonexistent.jpg"], "no such camera, file or folder"),
+        (["calibrate", "IMG", "--corners", "1,2,3"], "eight numbers"),
+        (["calibrate", "BLANK"], "no board found"),
+    ],
+)
+def test_calibrate_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    from board_pi.cli import main
+
+    img = tmp_path / "blank.png"
+    cv2.imwrite(str(img), np.full((240, 320, 3), 128, np.uint8))
+    argv = [str(img) if a in ("IMG", "BLANK") else a for a in argv]
+    assert main(argv + ["--out", str(tmp_path / "c.json")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "c.json").exists()
