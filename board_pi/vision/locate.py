@@ -307,7 +307,7 @@ def _lattice(quads: _Quads) -> tuple[dict[int, tuple[int, int]], np.ndarray] | N
         tried.update(labels)
         if len(labels) > len(best):
             best = labels
-        if len(best) >= 120 or attempts >= 8:
+        if len(best) >= 60 or attempts >= 6:
             break
     # A walk broken up by unseen squares (dim light, a crowded board) can still seed the global
     # fit below, which then extends the lattice a square at a time.
