@@ -432,36 +432,42 @@ def _refine(gray: np.ndarray, corners: np.ndarray, square_px: int = 20) -> np.nd
     search = square_px // 3
     pieces = 5
     piece = GRID * square_px // pieces
+    # Both directions at once: (2 axes, pieces, side) sums of the response along each piece,
+    # then each line's profile across it: (2, pieces, 16 lines, window).
+    bands = np.stack([R[m:m + pieces * piece].reshape(pieces, piece, side).sum(axis=1),
+                      R.T[m:m + pieces * piece].reshape(pieces, piece, side).sum(axis=1)])
+    x0 = m + np.arange(GRID + 1) * square_px
+    offs = np.arange(-search, search + 1)
+    prof = bands[:, :, x0[:, None] + offs]
+    t = prof.argmax(axis=3)
+    peak = np.take_along_axis(prof, t[..., None], axis=3)[..., 0]
+    inside = (t > 0) & (t < len(offs) - 1)
+    # A peak must stand out from the profile's own floor to count.
+    good = inside & (peak >= 1.5 * np.median(prof, axis=3) + 1e-6)
+    tc = np.clip(t, 1, len(offs) - 2)
+    a_ = np.take_along_axis(prof, (tc - 1)[..., None], axis=3)[..., 0]
+    c_ = np.take_along_axis(prof, (tc + 1)[..., None], axis=3)[..., 0]
+    den = a_ - 2 * peak + c_
+    sub = np.where(np.abs(den) > 1e-9, 0.5 * (a_ - c_) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
+    seen_x = x0[None, None, :] + offs[0] + t + sub  # across the line
+    along = (m + (np.arange(pieces) + 0.5) * piece)[None, :, None] * np.ones_like(seen_x)
+    ideal_x = np.broadcast_to(x0[None, None, :], seen_x.shape).astype(np.float64)
     ideal_pts, seen_pts = [], []
-    # Vertical lines (x = const) from column profiles, horizontal lines from row profiles.
     for axis in (0, 1):
-        Rt = R if axis == 0 else R.T
-        for p in range(pieces):
-            y0, y1 = m + p * piece, m + (p + 1) * piece
-            band = Rt[y0:y1].sum(axis=0)
-            y = (y0 + y1) / 2.0
-            for k in range(GRID + 1):
-                x0 = m + k * square_px
-                lo = x0 - search
-                prof = band[lo:x0 + search + 1]
-                t = int(np.argmax(prof))
-                # A peak must stand out from the profile's own floor to count.
-                if t == 0 or t == len(prof) - 1 or prof[t] < 1.5 * float(np.median(prof)) + 1e-6:
-                    continue
-                a_, b_, c_ = float(prof[t - 1]), float(prof[t]), float(prof[t + 1])
-                den = a_ - 2 * b_ + c_
-                x = lo + t + (0.5 * (a_ - c_) / den if abs(den) > 1e-9 else 0.0)
-                if axis == 0:
-                    ideal_pts.append((x0, y))
-                    seen_pts.append((x, y))
-                else:
-                    ideal_pts.append((y, x0))
-                    seen_pts.append((y, x))
+        g_ = good[axis]
+        if axis == 0:  # vertical lines: x measured, y along
+            ideal_pts.append(np.stack([ideal_x[axis][g_], along[axis][g_]], 1))
+            seen_pts.append(np.stack([seen_x[axis][g_], along[axis][g_]], 1))
+        else:
+            ideal_pts.append(np.stack([along[axis][g_], ideal_x[axis][g_]], 1))
+            seen_pts.append(np.stack([along[axis][g_], seen_x[axis][g_]], 1))
+    ideal_pts = np.concatenate(ideal_pts).astype(np.float32)
+    seen_pts = np.concatenate(seen_pts).astype(np.float32)
     if len(ideal_pts) < 40:
         return corners
     # Each piece measures one coordinate (across its line); the other is taken as it stands,
     # which is right to well within the search window.
-    Hc, inl = cv2.findHomography(np.array(ideal_pts, np.float32), np.array(seen_pts, np.float32), cv2.RANSAC, square_px * 0.15)
+    Hc, inl = cv2.findHomography(ideal_pts, seen_pts, cv2.RANSAC, square_px * 0.15)
     if Hc is None or int(inl.sum()) < 30:
         return corners
     in_top = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hc).reshape(-1, 2)
