@@ -380,11 +380,16 @@ class Tracker:
     is where the calibration is saved again after each move.
     """
 
+    #: After this many frames in a row with the grid hidden, look for the board elsewhere: it
+    #: may have been carried off and put down again, leaving its old place empty.
+    SEARCH_AFTER_HIDDEN = 10
+
     def __init__(self, cal: Calibration, path: str | Path | None = None, min_orientation_confidence: float = 0.3) -> None:
         self.calibration = cal
         self.path = Path(path) if path else None
         self.min_orientation_confidence = min_orientation_confidence
         self.moves = 0
+        self.hidden_frames = 0
         self.last_check: Check | None = None
 
     def update(self, frame: np.ndarray) -> BoardLocation | None:
@@ -392,9 +397,13 @@ class Tracker:
         result = check(frame, cal)
         self.last_check = result
         if result.ok:
+            self.hidden_frames = 0
             return cal.location
         if result.reason == "hidden":
-            return None
+            self.hidden_frames += 1
+            if self.hidden_frames < self.SEARCH_AFTER_HIDDEN:
+                return None
+            self.hidden_frames = 0
         loc = self._find_again(frame)
         if loc is None:
             return None

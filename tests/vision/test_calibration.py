@@ -236,3 +236,19 @@ def test_calibrate_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(argv + ["--out", str(tmp_path / "c.json")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "c.json").exists()
+
+
+def test_board_carried_elsewhere_is_found_after_a_while() -> None:
+    board = DrawnBoard(tiles=some_tiles(7))
+    before = photograph(board, fill=0.5, seed=14, busy=False)
+    cal = calibrate(before.image)
+    # Same table, board now in the right-hand part of the frame; its old place shows cloth.
+    after = photograph(board, fill=0.5, seed=14, busy=False)
+    shift = np.float32([[1, 0, 330], [0, 1, 0]])
+    img = cv2.warpAffine(after.image, shift, (1280, 960), borderMode=cv2.BORDER_REFLECT)
+    truth = after.corners + np.float32([330, 0])
+    tracker = Tracker(cal)
+    results = [tracker.update(img) for _ in range(Tracker.SEARCH_AFTER_HIDDEN + 1)]
+    found = [r for r in results if r is not None]
+    assert found, "never looked for the board again"
+    assert corner_error(found[-1].corners, truth) < 0.2 * after.square_px
