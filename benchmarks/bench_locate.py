@@ -119,6 +119,8 @@ def main() -> int:
         labels = json.loads((ROOT / "tests" / "data" / "jheidel_corners.json").read_text())["photos"]
         rows = [_measure(n, cv2.imread(str(game / n)), np.array(v["corners"], np.float32), v["rotation"]) for n, v in labels.items()]
         _report(f"real game, jheidel, hand-checked labels ({len(labels)} photos, 1280 px)", rows)
+        ind = [r for r, v in zip(rows, labels.values()) if v.get("independent")]
+        _report(f"  of which labelled without the locator's help ({len(ind)} photos)", ind)
         all_photos = sorted(game.glob("*.jpg"))
         rows = [_measure(p.name, cv2.imread(str(p)), None, None) for p in all_photos]
         print(f"\nreal game, jheidel, all photos: {sum(r['found'] for r in rows)}/{len(rows)} found")
