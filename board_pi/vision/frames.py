@@ -209,12 +209,14 @@ class PiCameraSource(_Source):
     so a capture never waits for a mode switch. After ``settle`` seconds the automatic exposure
     and white balance have found the table's light; their values are read from the frame
     metadata and set back as fixed controls, so a lamp switched on later or a player's shadow
-    does not shift the colours between frames (the reader compares frames).
+    does not shift the colours between frames (the reader compares frames). ``controls`` (for
+    example a calibration's ``camera`` settings) sets them straight away instead of settling.
     """
 
     name = "picamera2"
 
-    def __init__(self, size: tuple[int, int] | None = None, settle: float = 2.0, camera: int = 0) -> None:
+    def __init__(self, size: tuple[int, int] | None = None, settle: float = 2.0, camera: int = 0,
+                 controls: dict[str, Any] | None = None) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as e:
@@ -235,8 +237,18 @@ class PiCameraSource(_Source):
         if crop:
             self._cam.set_controls({"ScalerCrop": tuple(crop)})
         self._cam.start()
-        time.sleep(settle)
-        self.settings = self.freeze()
+        if controls:
+            # Settings saved with a calibration: the same exposure and colour gains as the frames
+            # the board was calibrated (and the tiles enrolled) with.
+            fixed = {"AeEnable": False, "AwbEnable": False}
+            fixed.update({k: (tuple(v) if isinstance(v, list) else v) for k, v in controls.items()
+                          if k in ("ExposureTime", "AnalogueGain", "ColourGains")})
+            self._cam.set_controls(fixed)
+            time.sleep(min(settle, 0.5))  # a few frames for the new controls to take effect
+            self.settings = fixed
+        else:
+            time.sleep(settle)
+            self.settings = self.freeze()
 
     def freeze(self) -> dict[str, Any]:
         """Fix exposure and white balance at what the camera has settled on; returns those values."""

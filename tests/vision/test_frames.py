@@ -228,3 +228,17 @@ def test_picamera2_by_spec(monkeypatch: pytest.MonkeyPatch) -> None:
     with open_source("picamera2:1332x990") as src:
         f = src.read()
     assert f is not None and f.shape == (990, 1332, 3)
+
+
+def test_picamera2_takes_saved_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
+    _StandInPicamera2.instances.clear()
+    # As read back from a calibration's JSON: lists, and keys that are not controls.
+    saved = {"source": "picamera2", "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": [2.0, 1.4]}
+    with PiCameraSource(controls=saved) as src:
+        assert src.settings == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": (2.0, 1.4)}
+    cam = _StandInPicamera2.instances[0]
+    assert cam.controls["ColourGains"] == (2.0, 1.4) and cam.controls["AwbEnable"] is False
