@@ -239,6 +239,8 @@ def _grow(quads: _Quads, seed: int, neighbours: np.ndarray) -> dict[int, tuple[i
     pitch = np.zeros((n, 2, 2), np.float32)
     pitch[seed] = _seed_pitch(quads, seed, neighbours)
     labels: dict[int, tuple[int, int]] = {seed: (0, 0)}
+    labelled = np.zeros(n, bool)
+    labelled[seed] = True
     taken: set[tuple[int, int]] = {(0, 0)}
     steps_i = _STEPS.astype(np.int64)
     frontier = [seed]
@@ -257,26 +259,36 @@ def _grow(quads: _Quads, seed: int, neighbours: np.ndarray) -> dict[int, tuple[i
         par = F[fi]
         q = cand[fi, ks[fi, si]]
         ratio = S[q] / S[par]
-        ok = (ratio > 0.65) & (ratio < 1.55) & _aligned(A[q], pitch[par])
+        ok = (ratio > 0.65) & (ratio < 1.55) & ~labelled[q]
         fi, si, par, q = fi[ok], si[ok], par[ok], q[ok]
+        ok = _aligned(A[q], pitch[par])
+        fi, si, par, q = fi[ok], si[ok], par[ok], q[ok]
+        # Each square once, from the parent that predicted it best.
+        order = np.argsort(dmin[fi, si], kind="stable")
+        _, first = np.unique(q[order], return_index=True)
+        order = order[np.sort(first)]
         frontier = []
-        for t in np.argsort(dmin[fi, si], kind="stable").tolist():
+        for t in order.tolist():
             qq, pp = int(q[t]), int(par[t])
-            di, dj = steps_i[si[t]]
+            di, dj = int(steps_i[si[t], 0]), int(steps_i[si[t], 1])
             i, j = labels[pp]
-            lab = (i + int(di), j + int(dj))
-            if lab in taken or qq in labels:
+            lab = (i + di, j + dj)
+            if lab in taken:
                 continue
             Pq = pitch[pp].copy()
             # Follow the step actually walked, half way, and only when it is close to the
             # expected one: an off-centre tile must not shrink or bend the step for all after it.
             if (dj == 0 and abs(di) == 1) or (di == 0 and abs(dj) == 1):
                 a = 0 if dj == 0 else 1
-                walked = (C[qq] - C[pp]) * (di if a == 0 else dj)
-                if float(np.linalg.norm(walked - Pq[a])) < 0.12 * float(np.linalg.norm(Pq[a])):
-                    Pq[a] = 0.5 * (Pq[a] + walked)
+                sign = di if a == 0 else dj
+                wx = (float(C[qq, 0]) - float(C[pp, 0])) * sign
+                wy = (float(C[qq, 1]) - float(C[pp, 1])) * sign
+                px, py = float(Pq[a, 0]), float(Pq[a, 1])
+                if math.hypot(wx - px, wy - py) < 0.12 * math.hypot(px, py):
+                    Pq[a] = (0.5 * (px + wx), 0.5 * (py + wy))
             pitch[qq] = Pq
             labels[qq] = lab
+            labelled[qq] = True
             taken.add(lab)
             frontier.append(qq)
     return labels
