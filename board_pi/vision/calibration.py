@@ -31,7 +31,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from board_pi.vision.locate import _PREMIUM_MASK, GRID, BoardLocation, find_board, warp_board
+from board_pi.vision.locate import _PREMIUM_MASK, GRID, BoardLocation, find_board
 
 FORMAT_VERSION = 1
 MARKER_DICTIONARY = "DICT_4X4_50"

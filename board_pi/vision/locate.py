@@ -2,22 +2,23 @@
 
 The locator is classical OpenCV, no learning:
 
-1. On a copy scaled to 640 px (1024 px if that finds nothing), the grid lines are picked out by a local threshold, once for
-   boards with dark lines and once for boards with light lines; what is left between them are the
-   squares (empty squares, premium squares and tiles alike), found as small four-sided contours.
+1. On a copy scaled to 640 px (1024 px if that finds nothing), the grid lines are picked out by
+   a local threshold, once for boards with dark lines and once for boards with light lines; what
+   is left between them are the squares (empty squares, premium squares and tiles alike), found
+   as small four-sided contours.
 2. A lattice is grown from a well-surrounded square to its neighbours, each step predicted from
-   the parent square's own two axes, so perspective and lens bending never accumulate; a
-   homography from lattice to image is fitted to the square centres and picks up the squares the
-   growth missed.
+   the step walked to get there, so perspective is followed without a global model; a
+   homography from lattice to image is then fitted to the square centres and extended a square
+   at a time to the squares the walk missed.
 3. Which 15x15 window of the lattice is the playing grid: the one holding the most squares found,
    and, where a hand or tiles hide an edge, the one whose colourful squares best match the premium
    layout (which is the same on every edition, whatever its colours).
-4. The grid lines are then snapped to, on the full-resolution image, for sub-pixel corners.
+4. The grid lines are then snapped to, on the full-resolution image, piece by piece.
 5. Which way up: the premium layout is 8-fold symmetric, so the board's own pattern cannot say.
-   The tiles can: the point value sits in the bottom-right corner of every tile, so the corner
-   where the small print gathers, voted over all tiles, tells how the board is turned. With no
-   tiles on the board the turn is undecidable; ``orientation_confidence`` is then 0 and the read
-   stage (or a saved calibration) decides.
+   The tiles can: a tile's point value is printed small at the bottom right of its letter, so
+   every letter with a digit diagonally beside it votes for a turn. With no tiles on the board
+   the turn is undecidable; ``orientation_confidence`` is then 0 and the read stage (or a saved
+   calibration) decides.
 
 >>> import numpy as np
 >>> find_board(np.zeros((480, 640, 3), np.uint8)) is None

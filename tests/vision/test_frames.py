@@ -61,7 +61,7 @@ def test_folder_in_natural_order_skipping_broken_files(tmp_path: Path) -> None:
     with open_source(str(tmp_path)) as src:
         assert isinstance(src, FolderSource)
         names = []
-        while (f := src.read()) is not None:
+        while src.read() is not None:
             assert src.current is not None
             names.append(src.current.name)
         assert names == ["IMG_1.jpg", "IMG_2.jpg", "IMG_10.jpg"]
