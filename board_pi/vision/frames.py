@@ -167,6 +167,19 @@ class FolderSource(_Source):
         return None
 
 
+def _quietly(make: Callable[[], Any]) -> Any:
+    """Run ``make`` with OpenCV's own warnings off: a missing camera is our message to give."""
+    log = getattr(getattr(cv2, "utils", None), "logging", None)
+    if log is None:
+        return make()
+    level = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_ERROR)
+    try:
+        return make()
+    finally:
+        log.setLogLevel(level)
+
+
 class VideoSource(_Source):
     """A video file, frame by frame, or a webcam (index or device path) through OpenCV."""
 
@@ -175,7 +188,7 @@ class VideoSource(_Source):
         self.live = isinstance(target, int) or str(target).startswith("/dev/") if live is None else live
         if isinstance(target, str) and not self.live and not Path(target).is_file():
             raise FrameSourceError(f"no such video file: {target}")
-        self._cap = cv2.VideoCapture(target)
+        self._cap = _quietly(lambda: cv2.VideoCapture(target))
         if not self._cap.isOpened():
             self._cap.release()
             what = "camera" if self.live else "video"
