@@ -97,6 +97,15 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--state", metavar="FILE", help="keep the clock's state here; resume from it if it exists")
     ck.add_argument("--seconds", type=float, help="stop after this many seconds (scripted runs)")
     ck.set_defaults(handler=_lazy("board_pi.clockcmd", "cmd_clock"))
+
+    cal = sub.add_parser("calibrate", help="find the board in one camera frame and save where it is (calibration/)")
+    cal.add_argument("source", nargs="?", metavar="SOURCE", help="picamera2, a webcam index or /dev/videoN, an image, a folder or a video")
+    cal.add_argument("--corners", metavar="X1,Y1,X2,Y2,X3,Y3,X4,Y4", help="the grid's outer corners (A1 first, clockwise) instead of finding them")
+    cal.add_argument("--rotation", type=int, choices=(0, 90, 180, 270), help="how the board is turned, clockwise, when the tiles cannot tell")
+    cal.add_argument("--out", default="calibration/board.json", metavar="FILE.json", help="where to save the profile")
+    cal.add_argument("--no-markers", action="store_true", help="ignore ArUco markers in the frame")
+    cal.add_argument("--print-markers", metavar="DIR", help="write the four ArUco marker images to DIR, to print")
+    cal.set_defaults(handler=_lazy("board_pi.vision.calibration", "cmd_calibrate"))
     return p
 
 

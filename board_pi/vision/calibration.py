@@ -1,0 +1,495 @@
+"""Calibration: where the board is, saved once, checked on every frame, found again when it moves.
+
+A fixed installation (camera on an arm over the table) sees the board in the same place frame
+after frame, so the locator need not run on each one. A :class:`Calibration` keeps the grid's
+corners and orientation, the camera's frozen settings and, optionally, where ArUco markers stuck
+at the board's corners sit in the board's own plane. It is saved as JSON in ``calibration/``.
+
+On each frame :func:`check` asks, cheaply, whether the grid is still where the calibration says:
+the grid lines must lie on the predicted lines, and the premium squares' colours on the premium
+layout (which catches a board that slid by exactly a whole square). When it fails,
+:class:`Tracker` finds the board again: from the markers when there are any (they also carry
+the orientation, so a board on a turntable keeps its row 1), else with
+:func:`~board_pi.vision.locate.find_board`, keeping row 1 where it was when the tiles cannot say.
+
+Markers: OpenCV's ``DICT_4X4_50``, ids 0-3, stuck anywhere near the corners outside the grid
+(:func:`marker_image` draws one to print). Two markers seen place the grid, four place it
+best; one alone still tells which way up the board is, while the locator finds the grid.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from board_pi.vision.locate import _PREMIUM_MASK, GRID, BoardLocation, find_board
+
+FORMAT_VERSION = 1
+MARKER_DICTIONARY = "DICT_4X4_50"
+MARKER_IDS = (0, 1, 2, 3)
+DEFAULT_DIR = Path("calibration")
+
+
+class CalibrationError(ValueError):
+    """A calibration file that cannot be read or makes no sense: the message says which and why."""
+
+
+# --------------------------------------------------------------------------- the profile
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """A saved view of the board.
+
+    ``corners``: 4x2 outer grid corners, upright order (as :class:`BoardLocation`), in pixels of a
+    ``frame_size`` (width, height) frame. ``markers``: marker id -> its four corners in grid
+    units (0..15 across the grid; markers lie outside it), or empty. ``camera``: the settings the
+    frames were taken with (the source, and for picamera2 the frozen exposure and colour gains).
+    ``reference``: the check's scores on the calibration frame, which later frames are held to.
+    """
+
+    corners: np.ndarray
+    rotation: int
+    frame_size: tuple[int, int]
+    markers: dict[int, np.ndarray] = field(default_factory=dict)
+    camera: dict[str, Any] = field(default_factory=dict)
+    reference: dict[str, float] = field(default_factory=dict)
+    created: str = ""
+
+    @property
+    def location(self) -> BoardLocation:
+        return BoardLocation(self.corners.astype(np.float32), 1.0, self.rotation, 1.0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": FORMAT_VERSION,
+            "created": self.created,
+            "frame_size": list(self.frame_size),
+            "corners": np.round(self.corners.astype(float), 2).tolist(),
+            "rotation": self.rotation,
+            "markers": {
+                "dictionary": MARKER_DICTIONARY,
+                "grid_corners": {str(k): np.round(v.astype(float), 4).tolist() for k, v in sorted(self.markers.items())},
+            }
+            if self.markers
+            else None,
+            "camera": self.camera,
+            "reference": self.reference,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "calibration") -> "Calibration":
+        def bad(msg: str) -> CalibrationError:
+            return CalibrationError(f"{where}: {msg}")
+
+        if not isinstance(data, dict):
+            raise bad("not a JSON object")
+        if data.get("version") != FORMAT_VERSION:
+            raise bad(f"format version {data.get('version')!r}, expected {FORMAT_VERSION}")
+        try:
+            corners = np.array(data["corners"], dtype=np.float32)
+            frame_size = tuple(int(v) for v in data["frame_size"])
+            rotation = int(data.get("rotation", 0))
+        except (KeyError, TypeError, ValueError) as e:
+            raise bad(f"missing or malformed corners, frame_size or rotation ({e})") from None
+        if corners.shape != (4, 2) or not np.isfinite(corners).all():
+            raise bad("corners must be four [x, y] pairs")
+        if len(frame_size) != 2 or min(frame_size) <= 0:
+            raise bad("frame_size must be [width, height]")
+        if rotation not in (0, 90, 180, 270):
+            raise bad("rotation must be 0, 90, 180 or 270")
+        if not cv2.isContourConvex(corners.reshape(-1, 1, 2)):
+            raise bad("the four corners do not make a convex quadrilateral")
+        markers: dict[int, np.ndarray] = {}
+        m = data.get("markers")
+        if m:
+            if m.get("dictionary") != MARKER_DICTIONARY:
+                raise bad(f"markers must be {MARKER_DICTIONARY}")
+            try:
+                for k, v in m["grid_corners"].items():
+                    arr = np.array(v, dtype=np.float32)
+                    if arr.shape != (4, 2):
+                        raise ValueError(f"marker {k} needs four corners")
+                    markers[int(k)] = arr
+            except (KeyError, TypeError, ValueError, AttributeError) as e:
+                raise bad(f"malformed markers ({e})") from None
+        camera = data.get("camera") or {}
+        reference = data.get("reference") or {}
+        if not isinstance(camera, dict) or not isinstance(reference, dict):
+            raise bad("camera and reference must be objects")
+        return cls(corners, rotation, (frame_size[0], frame_size[1]), markers, camera,
+                   {str(k): float(v) for k, v in reference.items()}, str(data.get("created", "")))
+
+
+def save(cal: Calibration, path: str | Path) -> Path:
+    """Write the profile as JSON (atomically: a crash never leaves half a file)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=p.name, dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(cal.to_json(), f, indent=1)
+            f.write("\n")
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
+def load(path: str | Path) -> Calibration:
+    """Read a profile; :class:`CalibrationError` with the reason when it cannot be used."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CalibrationError(f"no calibration file {p}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CalibrationError(f"cannot read {p}: {e}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise CalibrationError(f"{p} is not valid JSON ({e.msg}, line {e.lineno})") from None
+    return Calibration.from_json(data, str(p))
+
+
+# --------------------------------------------------------------------------- markers
+
+
+def _dictionary() -> Any:
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, MARKER_DICTIONARY))
+
+
+def marker_image(marker_id: int, side_px: int = 400) -> np.ndarray:
+    """A marker to print (with its white quiet border), grey uint8."""
+    if marker_id not in MARKER_IDS:
+        raise ValueError(f"board-pi uses markers {MARKER_IDS}")
+    inner = cv2.aruco.generateImageMarker(_dictionary(), marker_id, side_px * 6 // 8)
+    pad = (side_px - inner.shape[0]) // 2
+    return cv2.copyMakeBorder(inner, pad, side_px - inner.shape[0] - pad, pad, side_px - inner.shape[0] - pad, cv2.BORDER_CONSTANT, value=255)
+
+
+def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
+    """Board-pi's markers in an image: id -> 4x2 corners (pixels), for ids 0-3 only."""
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    detector = cv2.aruco.ArucoDetector(_dictionary(), cv2.aruco.DetectorParameters())
+    corners, ids, _ = detector.detectMarkers(gray)
+    out: dict[int, np.ndarray] = {}
+    if ids is None:
+        return out
+    for c, i in zip(corners, ids.ravel().tolist()):
+        if i in MARKER_IDS and i not in out:
+            out[i] = np.asarray(c, np.float32).reshape(4, 2)
+    return out
+
+
+def _grid_homography(corners: np.ndarray) -> np.ndarray:
+    """Homography from grid units (0..15, upright) to image pixels."""
+    g = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], np.float32)
+    return cv2.getPerspectiveTransform(g, corners.astype(np.float32))
+
+
+def corners_from_markers(markers_seen: dict[int, np.ndarray], markers_grid: dict[int, np.ndarray]) -> np.ndarray | None:
+    """The grid's corners from the markers seen, given where they sit in grid units; None if none match."""
+    common = sorted(set(markers_seen) & set(markers_grid))
+    if not common:
+        return None
+    src = np.concatenate([markers_grid[i] for i in common]).astype(np.float32)
+    dst = np.concatenate([markers_seen[i] for i in common]).astype(np.float32)
+    H, _ = cv2.findHomography(src, dst, 0)
+    if H is None:
+        return None
+    g = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], np.float32).reshape(-1, 1, 2)
+    out = cv2.perspectiveTransform(g, H).reshape(4, 2)
+    return out.astype(np.float32) if cv2.isContourConvex(out.reshape(-1, 1, 2)) else None
+
+
+# --------------------------------------------------------------------------- the check
+
+
+@dataclass(frozen=True)
+class GridFit:
+    """How well a frame agrees with a grid position.
+
+    ``lines``: of the pieces of grid line that show clearly, the share lying where predicted
+    (0..1); ``pieces``: the share of pieces that show at all (a hand or a full board hides some);
+    ``premium``: correlation of the squares' colourfulness with the premium layout (-1..1).
+    """
+
+    lines: float
+    pieces: float
+    premium: float
+
+
+def grid_fit(image: np.ndarray, corners: np.ndarray, square_px: int = 12) -> GridFit:
+    """Measure :class:`GridFit` on a small rectified view (about a millisecond)."""
+    bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    m = square_px
+    side = GRID * square_px + 2 * m
+    g = float(GRID * square_px)
+    dst = np.array([[m, m], [m + g, m], [m + g, m + g], [m, m + g]], np.float32)
+    H = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
+    top = cv2.warpPerspective(bgr, H, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    bg = cv2.blur(grey, (square_px // 2 | 1, square_px // 2 | 1))
+    pieces = 5
+    piece = GRID * square_px // pieces
+    half = square_px // 2
+    x0 = m + np.arange(GRID + 1) * square_px  # the predicted lines
+    near = np.arange(-1, 2)
+    best: tuple[float, int, int, int] | None = None
+    for R in (np.maximum(bg - grey, 0), np.maximum(grey - bg, 0)):
+        # Both directions at once: (2 axes, pieces, side) sums of the response along each piece.
+        bands = np.stack([R[m:m + pieces * piece].reshape(pieces, piece, side).sum(axis=1),
+                          R.T[m:m + pieces * piece].reshape(pieces, piece, side).sum(axis=1)])
+        on = bands[:, :, x0[:, None] + near].max(axis=3)
+        left = bands[:, :, np.clip(x0 - half, 0, side - 1)[:, None] + near].max(axis=3)
+        right = bands[:, :, np.clip(x0 + half, 0, side - 2)[:, None] + near].max(axis=3)
+        floor = np.median(bands[:, :, m:m + GRID * square_px], axis=2)[:, :, None]
+        # A piece "shows" when something line-like stands out at the line or beside it; it is
+        # "aligned" when the line is where predicted rather than half a square off.
+        shows = np.maximum(on, np.maximum(left, right)) > 1.5 * floor + 1e-6
+        aligned = shows & (on > 1.2 * np.maximum(left, right))
+        clear, hits, total = int(shows.sum()), int(aligned.sum()), shows.size
+        score = hits / clear if clear else 0.0
+        if best is None or score > best[0]:
+            best = (score, clear, hits, total)
+    assert best is not None
+    _, clear, aligned_n, total = best
+    # Premium squares: colourful against the plain squares' colour, on the premium layout.
+    lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB).astype(np.float32)
+    c = square_px // 2
+    centres = lab[m + c:m + GRID * square_px:square_px, m + c:m + GRID * square_px:square_px][:GRID, :GRID]
+    flat = centres.reshape(-1, 3)
+    ref = np.median(flat, axis=0)
+    feat = np.linalg.norm(flat - ref, axis=1) + np.hypot(flat[:, 1] - 128, flat[:, 2] - 128)
+    pm = _PREMIUM_MASK.ravel() - _PREMIUM_MASK.mean()
+    fc = feat - feat.mean()
+    den = float(np.linalg.norm(fc) * np.linalg.norm(pm))
+    premium = float((fc * pm).sum()) / den if den > 1e-6 else 0.0
+    return GridFit(lines=aligned_n / clear if clear else 0.0, pieces=clear / total, premium=premium)
+
+
+@dataclass(frozen=True)
+class Check:
+    """The verdict on one frame: ``ok`` (the grid is where it was), or why not."""
+
+    ok: bool
+    fit: GridFit
+    reason: str = ""
+
+
+def check(image: np.ndarray, cal: Calibration) -> Check:
+    """Is the board still where ``cal`` says? Cheap enough for every frame.
+
+    A frame that hides too much of the grid (an arm across the board) is not "moved": the check
+    says so in ``reason`` with ``ok`` False, and a tracker should then keep its calibration and
+    wait for a clear frame rather than search.
+    """
+    h, w = image.shape[:2]
+    if (w, h) != tuple(cal.frame_size):
+        return Check(False, GridFit(0, 0, 0), f"frame is {w}x{h}, calibrated for {cal.frame_size[0]}x{cal.frame_size[1]}")
+    fit = grid_fit(image, cal.corners)
+    # Too little of the grid shows to say anything: an arm or a body across the board.
+    if fit.pieces < max(0.25, 0.5 * cal.reference.get("pieces", 0.5)):
+        return Check(False, fit, "hidden")
+    # Held to the calibration frame's own score: thick grid lines still half-match a board
+    # shifted by a third of a square, so an absolute bar alone lets that through.
+    if fit.lines < max(0.6, cal.reference.get("lines", 0.7) - 0.12):
+        return Check(False, fit, "moved")
+    ref_premium = cal.reference.get("premium", 0.3)
+    # Squares shifted by whole squares still line up; the premium pattern does not. (On a board
+    # whose premium squares hardly stand out, or that tiles cover, this cannot be asked.)
+    if ref_premium >= 0.2 and fit.premium < 0.5 * ref_premium:
+        return Check(False, fit, "moved")
+    return Check(True, fit)
+
+
+# --------------------------------------------------------------------------- making and keeping one
+
+
+def calibrate(
+    image: np.ndarray,
+    corners: np.ndarray | None = None,
+    rotation: int | None = None,
+    use_markers: bool = True,
+    camera: dict[str, Any] | None = None,
+) -> Calibration:
+    """Make a calibration from one frame: the grid found (or ``corners`` given, upright order).
+
+    Markers seen in the frame are recorded in grid units, so later frames can place the grid
+    from them alone. Raises :class:`CalibrationError` when no board is found.
+    """
+    if corners is None:
+        loc = find_board(image)
+        if loc is None:
+            raise CalibrationError("no board found in the calibration frame; give its corners instead")
+        corners = loc.corners
+        rot = loc.rotation if rotation is None else rotation
+        if rotation is not None and rotation != loc.rotation:
+            corners = loc.rotated((rotation - loc.rotation) // 90).corners
+    else:
+        corners = np.asarray(corners, np.float32).reshape(4, 2)
+        if not cv2.isContourConvex(corners.reshape(-1, 1, 2)):
+            raise CalibrationError("the four corners given do not make a convex quadrilateral")
+        rot = 0 if rotation is None else rotation
+    markers: dict[int, np.ndarray] = {}
+    if use_markers:
+        Hinv = np.linalg.inv(_grid_homography(corners))
+        for i, c in detect_markers(image).items():
+            markers[i] = cv2.perspectiveTransform(c.reshape(-1, 1, 2), Hinv).reshape(4, 2).astype(np.float32)
+    fit = grid_fit(image, corners)
+    h, w = image.shape[:2]
+    return Calibration(
+        corners=np.asarray(corners, np.float32),
+        rotation=int(rot),
+        frame_size=(w, h),
+        markers=markers,
+        camera=dict(camera or {}),
+        reference={"lines": round(fit.lines, 4), "pieces": round(fit.pieces, 4), "premium": round(fit.premium, 4)},
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def _closest_turn(new: BoardLocation, old_corners: np.ndarray) -> BoardLocation:
+    """The turn of ``new`` that keeps square A1 nearest where it was (for boards only nudged)."""
+    best = None
+    for k in range(4):
+        cand = new.rotated(k)
+        d = float(np.linalg.norm(cand.corners - old_corners, axis=1).sum())
+        if best is None or d < best[0]:
+            best = (d, cand)
+    assert best is not None
+    return best[1]
+
+
+class Tracker:
+    """Keeps a calibration true to the frames: checks each frame, finds the board again when moved.
+
+    ``update(frame)`` returns the board's location for that frame, or None when the board cannot
+    be seen (hidden, or gone). ``moves`` counts how often it was found again; ``path``, if given,
+    is where the calibration is saved again after each move.
+    """
+
+    #: After this many frames in a row with the grid hidden, look for the board elsewhere: it
+    #: may have been carried off and put down again, leaving its old place empty.
+    SEARCH_AFTER_HIDDEN = 10
+
+    def __init__(self, cal: Calibration, path: str | Path | None = None, min_orientation_confidence: float = 0.3) -> None:
+        self.calibration = cal
+        self.path = Path(path) if path else None
+        self.min_orientation_confidence = min_orientation_confidence
+        self.moves = 0
+        self.hidden_frames = 0
+        self.last_check: Check | None = None
+
+    def update(self, frame: np.ndarray) -> BoardLocation | None:
+        cal = self.calibration
+        result = check(frame, cal)
+        self.last_check = result
+        if result.ok:
+            self.hidden_frames = 0
+            return cal.location
+        if result.reason == "hidden":
+            self.hidden_frames += 1
+            if self.hidden_frames < self.SEARCH_AFTER_HIDDEN:
+                return None
+            self.hidden_frames = 0
+        loc = self._find_again(frame)
+        if loc is None:
+            return None
+        new = calibrate(frame, loc.corners, loc.rotation, use_markers=False, camera=cal.camera)
+        self.calibration = replace(new, markers=cal.markers or new.markers)
+        self.moves += 1
+        if self.path is not None:
+            save(self.calibration, self.path)
+        return self.calibration.location
+
+    def _find_again(self, frame: np.ndarray) -> BoardLocation | None:
+        cal = self.calibration
+        seen = detect_markers(frame) if cal.markers else {}
+        known = set(seen) & set(cal.markers)
+        from_markers = corners_from_markers(seen, cal.markers) if known else None
+        if from_markers is not None and len(known) >= 2 and check(frame, replace(cal, corners=from_markers)).ok:
+            # The markers are fixed to the board, so they carry its orientation too.
+            return BoardLocation(from_markers, 1.0, _turn_of(from_markers), 1.0)
+        loc = find_board(frame)
+        if loc is None:
+            return None
+        if from_markers is not None:
+            # One marker places the grid only roughly, but well enough to say where A1 went.
+            return _closest_turn(loc, from_markers)
+        if loc.orientation_confidence < self.min_orientation_confidence:
+            loc = _closest_turn(loc, cal.corners)
+        return loc
+
+
+def _turn_of(corners: np.ndarray) -> int:
+    """Clockwise turn of a board whose upright corners are given, judged from the top edge's direction."""
+    dx, dy = (corners[1] - corners[0]).tolist()
+    ang = math.degrees(math.atan2(dy, dx)) % 360
+    return int(round(ang / 90.0)) % 4 * 90
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def _parse_corners(text: str) -> np.ndarray:
+    try:
+        vals = [float(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        vals = []
+    if len(vals) != 8 or not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"--corners needs eight numbers X1,Y1,X2,Y2,X3,Y3,X4,Y4, got {text!r}")
+    return np.array(vals, np.float32).reshape(4, 2)
+
+
+def cmd_calibrate(args: Any) -> int:
+    """``board-pi calibrate SOURCE``: find the board in one frame and save the profile."""
+    from board_pi.cli import UsageError
+    from board_pi.vision.frames import FrameSourceError, open_source
+
+    if args.print_markers:
+        out = Path(args.print_markers)
+        out.mkdir(parents=True, exist_ok=True)
+        for i in MARKER_IDS:
+            cv2.imwrite(str(out / f"marker_{i}.png"), marker_image(i, 600))
+        print(f"wrote markers {', '.join(map(str, MARKER_IDS))} to {out}/ (print them 3-5 cm wide; "
+              "stick 0 by square A1, then 1, 2, 3 clockwise, outside the grid)")
+        return 0
+    if not args.source:
+        raise UsageError("give a frame source (picamera2, a webcam index, /dev/videoN, an image, a folder or a video)")
+    try:
+        corners = _parse_corners(args.corners) if args.corners else None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    try:
+        with open_source(args.source) as src:
+            frame = src.read()
+            camera: dict[str, Any] = {"source": args.source}
+            camera.update(getattr(src, "settings", {}) or {})
+    except FrameSourceError as e:
+        raise UsageError(str(e)) from None
+    if frame is None:
+        raise UsageError(f"{args.source} gave no frame")
+    try:
+        cal = calibrate(frame, corners=corners, rotation=args.rotation, use_markers=not args.no_markers, camera=camera)
+    except CalibrationError as e:
+        raise UsageError(str(e)) from None
+    path = save(cal, args.out)
+    c = " ".join(f"({x:.1f}, {y:.1f})" for x, y in cal.corners.tolist())
+    print(f"grid corners (A1 first, clockwise): {c}")
+    print(f"turned {cal.rotation} degrees; frame {cal.frame_size[0]}x{cal.frame_size[1]}")
+    print(f"markers: {', '.join(map(str, sorted(cal.markers))) if cal.markers else 'none'}")
+    print(f"grid lines on the predicted lines: {cal.reference['lines']:.0%}; premium layout match {cal.reference['premium']:.2f}")
+    print(f"saved {path}")
+    return 0

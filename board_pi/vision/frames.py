@@ -1,0 +1,360 @@
+"""Frame sources: where pictures of the board come from.
+
+Every source gives BGR ``uint8`` frames (OpenCV's order) from :meth:`FrameSource.read`, ``None``
+when it has no more (the end of a folder or video) or none right now (a camera that failed one
+capture), and is closed with :meth:`FrameSource.close` or by a ``with`` block.
+
+:func:`open_source` takes the text a user types after ``--source``:
+
+=================  ====================================================================
+``picamera2``      the Raspberry Pi camera (Debian package ``python3-picamera2``)
+``0``, ``1``       a USB webcam by index (OpenCV ``VideoCapture``)
+``/dev/video0``    a webcam by device path
+``board.jpg``      one image file (read once; ``repeat=True`` to give it for ever)
+``photos/``        a folder of images, in name order (``IMG_2.jpg`` before ``IMG_10.jpg``)
+``game.mp4``       a video, frame by frame (replay)
+``synthetic``      rendered boards, from :mod:`board_pi.vision.render` (``synthetic:OPTIONS``)
+=================  ====================================================================
+
+>>> with open_source("tests") as src:  # doctest: +SKIP
+...     frame = src.read()
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable, Protocol, runtime_checkable
+
+import cv2
+import numpy as np
+
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp", ".pgm", ".ppm"})
+VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".mjpeg", ".mjpg", ".h264", ".mpg", ".mpeg"})
+
+PICAMERA2_MISSING = (
+    "the Raspberry Pi camera needs the picamera2 library, which comes from Raspberry Pi OS's "
+    "packages, not from PyPI: run `sudo apt install python3-picamera2`, and make board-pi's "
+    "virtual environment see it (`python3 -m venv --system-site-packages .venv`)"
+)
+
+
+class FrameSourceError(ValueError):
+    """A source that cannot be opened or read: the message says why, for the user."""
+
+
+@runtime_checkable
+class FrameSource(Protocol):
+    """Anything that gives frames: ``read()`` a BGR image or None, ``close()``, usable with ``with``."""
+
+    def read(self) -> np.ndarray | None: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "FrameSource": ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class _Source:
+    """Shared context-manager behaviour and the BGR uint8 guarantee."""
+
+    name = "source"
+
+    def __enter__(self) -> "_Source":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        pass
+
+    def read(self) -> np.ndarray | None:
+        raise NotImplementedError
+
+    def __iter__(self):
+        """Frames until the source has no more."""
+        while True:
+            frame = self.read()
+            if frame is None:
+                return
+            yield frame
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def as_bgr(frame: np.ndarray) -> np.ndarray:
+    """A frame as 3-channel BGR uint8, whatever came in (grey, BGRA, 16-bit)."""
+    if frame.dtype != np.uint8:
+        frame = cv2.convertScaleAbs(frame, alpha=255.0 / max(1.0, float(frame.max())))
+    if frame.ndim == 2:
+        return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if frame.shape[2] == 4:
+        return cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    return frame
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """One image file as BGR; a clear :class:`FrameSourceError` when it cannot be read."""
+    p = Path(path)
+    if not p.is_file():
+        raise FrameSourceError(f"no such image file: {p}")
+    # imdecode from bytes, unlike imread, copes with any path and says nothing on stderr.
+    data = np.fromfile(str(p), dtype=np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise FrameSourceError(f"{p} is not an image OpenCV can read")
+    return img
+
+
+class ImageSource(_Source):
+    """One image file: given once (then ``None``), or on every read with ``repeat=True``."""
+
+    def __init__(self, path: str | Path, repeat: bool = False) -> None:
+        self.name = str(path)
+        self._image = read_image(path)
+        self._repeat = repeat
+        self._given = False
+
+    def read(self) -> np.ndarray | None:
+        if self._given and not self._repeat:
+            return None
+        self._given = True
+        return self._image.copy()
+
+
+def _natural_key(p: Path) -> list[Any]:
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", p.name)]
+
+
+class FolderSource(_Source):
+    """The images of a folder in natural name order; files that will not decode are skipped."""
+
+    def __init__(self, path: str | Path, repeat: bool = False) -> None:
+        d = Path(path)
+        if not d.is_dir():
+            raise FrameSourceError(f"no such folder: {d}")
+        self.name = str(d)
+        self.files = sorted((f for f in d.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES and f.is_file()), key=_natural_key)
+        if not self.files:
+            raise FrameSourceError(f"{d} holds no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
+        self._repeat = repeat
+        self._next = 0
+        self.skipped: list[Path] = []
+        self.current: Path | None = None
+
+    def read(self) -> np.ndarray | None:
+        tried = 0
+        while tried < len(self.files):
+            if self._next >= len(self.files):
+                if not self._repeat:
+                    return None
+                self._next = 0
+            f = self.files[self._next]
+            self._next += 1
+            tried += 1
+            try:
+                img = read_image(f)
+            except FrameSourceError:
+                self.skipped.append(f)
+                continue
+            self.current = f
+            return img
+        return None
+
+
+def _quietly(make: Callable[[], Any]) -> Any:
+    """Run ``make`` with OpenCV's own warnings off: a missing camera is our message to give."""
+    log = getattr(getattr(cv2, "utils", None), "logging", None)
+    if log is None:
+        return make()
+    level = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_ERROR)
+    try:
+        return make()
+    finally:
+        log.setLogLevel(level)
+
+
+class VideoSource(_Source):
+    """A video file, frame by frame, or a webcam (index or device path) through OpenCV."""
+
+    def __init__(self, target: str | int, width: int | None = None, height: int | None = None, live: bool | None = None) -> None:
+        self.name = str(target)
+        self.live = isinstance(target, int) or str(target).startswith("/dev/") if live is None else live
+        if isinstance(target, str) and not self.live and not Path(target).is_file():
+            raise FrameSourceError(f"no such video file: {target}")
+        self._cap = _quietly(lambda: cv2.VideoCapture(target))
+        if not self._cap.isOpened():
+            self._cap.release()
+            what = "camera" if self.live else "video"
+            raise FrameSourceError(f"cannot open {what} {target}" + (" (is it plugged in, and is it yours to use?)" if self.live else ""))
+        if width and height:
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        if self.live:
+            # Webcams settle their exposure over the first frames; their first frames are dark.
+            for _ in range(5):
+                self._cap.read()
+
+    def read(self) -> np.ndarray | None:
+        if self._cap is None:
+            return None
+        ok, frame = self._cap.read()
+        if not ok or frame is None:
+            return None
+        return as_bgr(frame)
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class PiCameraSource(_Source):
+    """The Raspberry Pi camera through picamera2.
+
+    One still configuration at the sensor's full field of view, started once and kept running,
+    so a capture never waits for a mode switch. After ``settle`` seconds the automatic exposure
+    and white balance have found the table's light; their values are read from the frame
+    metadata and set back as fixed controls, so a lamp switched on later or a player's shadow
+    does not shift the colours between frames (the reader compares frames). ``controls`` (for
+    example a calibration's ``camera`` settings) sets them straight away instead of settling.
+    """
+
+    name = "picamera2"
+
+    def __init__(self, size: tuple[int, int] | None = None, settle: float = 2.0, camera: int = 0,
+                 controls: dict[str, Any] | None = None) -> None:
+        try:
+            from picamera2 import Picamera2  # type: ignore[import-not-found]
+        except ImportError as e:
+            raise FrameSourceError(PICAMERA2_MISSING) from e
+        try:
+            self._cam = Picamera2(camera)
+        except (RuntimeError, IndexError) as e:
+            raise FrameSourceError(f"cannot open the Raspberry Pi camera {camera}: {e}") from e
+        full = tuple(self._cam.sensor_resolution)
+        main_size = tuple(size) if size else full
+        # The raw stream at the full sensor size makes libcamera pick a sensor mode that reads
+        # the whole array, so the main stream sees the full field of view, only scaled.
+        config = self._cam.create_still_configuration(
+            main={"size": main_size, "format": "RGB888"}, raw={"size": full}, buffer_count=2
+        )
+        self._cam.configure(config)
+        crop = self._cam.camera_properties.get("ScalerCropMaximum")
+        if crop:
+            self._cam.set_controls({"ScalerCrop": tuple(crop)})
+        self._cam.start()
+        if controls:
+            # Settings saved with a calibration: the same exposure and colour gains as the frames
+            # the board was calibrated (and the tiles enrolled) with.
+            fixed = {"AeEnable": False, "AwbEnable": False}
+            fixed.update({k: (tuple(v) if isinstance(v, list) else v) for k, v in controls.items()
+                          if k in ("ExposureTime", "AnalogueGain", "ColourGains")})
+            self._cam.set_controls(fixed)
+            time.sleep(min(settle, 0.5))  # a few frames for the new controls to take effect
+            self.settings = fixed
+        else:
+            time.sleep(settle)
+            self.settings = self.freeze()
+
+    def freeze(self) -> dict[str, Any]:
+        """Fix exposure and white balance at what the camera has settled on; returns those values."""
+        md = self._cam.capture_metadata()
+        fixed: dict[str, Any] = {"AeEnable": False, "AwbEnable": False}
+        for key in ("ExposureTime", "AnalogueGain", "ColourGains"):
+            if key in md:
+                fixed[key] = tuple(md[key]) if key == "ColourGains" else md[key]
+        self._cam.set_controls(fixed)
+        return fixed
+
+    def read(self) -> np.ndarray | None:
+        if self._cam is None:
+            return None
+        # "RGB888" in libcamera's naming is B, G, R in memory: OpenCV's order already.
+        frame = self._cam.capture_array("main")
+        return None if frame is None else as_bgr(np.ascontiguousarray(frame))
+
+    def close(self) -> None:
+        if self._cam is not None:
+            try:
+                self._cam.stop()
+            finally:
+                self._cam.close()
+                self._cam = None
+
+
+# Named sources beyond files and cameras: "synthetic" and whatever else registers itself.
+_FACTORIES: dict[str, Callable[[str], FrameSource]] = {}
+
+
+def register_source(name: str, factory: Callable[[str], FrameSource]) -> None:
+    """Make ``open_source("NAME")`` or ``open_source("NAME:OPTIONS")`` call ``factory(OPTIONS)``."""
+    _FACTORIES[name] = factory
+
+
+def _synthetic(options: str) -> FrameSource:
+    # The renderer provides ``synthetic_source(options) -> FrameSource``; imported only when asked.
+    try:
+        render = importlib.import_module("board_pi.vision.render")
+    except ImportError as e:
+        raise FrameSourceError(f"the synthetic board renderer is not available: {e}") from e
+    factory = getattr(render, "synthetic_source", None)
+    if factory is None:
+        raise FrameSourceError("the synthetic board renderer offers no frame source (board_pi.vision.render.synthetic_source)")
+    return factory(options)
+
+
+register_source("synthetic", _synthetic)
+
+
+def open_source(spec: str, repeat: bool = False) -> FrameSource:
+    """Open a frame source from its description (see the module's table).
+
+    ``repeat`` makes an image or a folder start again instead of ending. Raises
+    :class:`FrameSourceError` with a message for the user when the source cannot be opened.
+    """
+    spec = str(spec).strip()
+    if not spec:
+        raise FrameSourceError("no frame source given (a camera index, a device, an image, a folder, a video, picamera2 or synthetic)")
+    head, _, options = spec.partition(":")
+    if head == "picamera2":
+        size = None
+        if options:
+            m = re.fullmatch(r"(\d+)x(\d+)", options)
+            if not m:
+                raise FrameSourceError(f"picamera2 size {options!r} is not like 2028x1520")
+            size = (int(m.group(1)), int(m.group(2)))
+        return PiCameraSource(size=size)
+    if head in _FACTORIES and not Path(spec).exists():
+        return _FACTORIES[head](options)
+    if spec.isdigit():
+        return VideoSource(int(spec), live=True)
+    if spec.startswith("/dev/"):
+        if not Path(spec).exists():
+            raise FrameSourceError(f"no such camera device: {spec}")
+        return VideoSource(spec, live=True)
+    p = Path(spec)
+    if p.is_dir():
+        return FolderSource(p, repeat=repeat)
+    if not p.exists():
+        raise FrameSourceError(f"no such camera, file or folder: {spec}")
+    suffix = p.suffix.lower()
+    if suffix in IMAGE_SUFFIXES:
+        return ImageSource(p, repeat=repeat)
+    if suffix in VIDEO_SUFFIXES:
+        return VideoSource(str(p), live=False)
+    # Unknown suffix: an image if OpenCV can decode it, else try it as a video.
+    try:
+        return ImageSource(p, repeat=repeat)
+    except FrameSourceError:
+        pass
+    try:
+        return VideoSource(str(p), live=False)
+    except FrameSourceError:
+        raise FrameSourceError(f"{spec} is neither an image nor a video OpenCV can read") from None

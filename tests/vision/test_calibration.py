@@ -1,0 +1,254 @@
+"""Calibration profiles: made, saved, checked on each frame, found again when the board moves."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from board_pi.vision.calibration import (
+    Calibration,
+    CalibrationError,
+    Tracker,
+    calibrate,
+    check,
+    corners_from_markers,
+    detect_markers,
+    load,
+    marker_image,
+    save,
+)
+from tests.vision.drawn_boards import DrawnBoard, corner_error, photograph, some_tiles
+
+
+def test_calibrate_save_load_and_check(tmp_path: Path) -> None:
+    scene = photograph(DrawnBoard(tiles=some_tiles(1)), turn=90, tilt=20, seed=1)
+    cal = calibrate(scene.image, camera={"source": "picamera2", "ExposureTime": 16650})
+    assert corner_error(cal.corners, scene.corners) < 0.2 * scene.square_px
+    assert cal.rotation == 90 and cal.frame_size == (1280, 960)
+    path = save(cal, tmp_path / "calibration" / "table1.json")
+    again = load(path)
+    assert np.allclose(again.corners, cal.corners, atol=0.01)
+    assert again.rotation == 90 and again.camera == {"source": "picamera2", "ExposureTime": 16650}
+    assert again.reference == cal.reference
+    # The same frame, and the same scene with new noise, pass the check.
+    assert check(scene.image, again).ok
+    noisy = np.clip(scene.image.astype(int) + np.random.default_rng(0).integers(-8, 9, scene.image.shape), 0, 255).astype(np.uint8)
+    assert check(noisy, again).ok
+
+
+def test_check_notices_a_moved_board_and_the_tracker_finds_it(tmp_path: Path) -> None:
+    board = DrawnBoard(tiles=some_tiles(2))
+    before = photograph(board, tilt=15, seed=2)
+    cal = calibrate(before.image)
+    path = tmp_path / "table.json"
+    tracker = Tracker(cal, path)
+    assert tracker.update(before.image) is not None and tracker.moves == 0
+    after = photograph(board, tilt=15, spin=6, seed=7)  # bumped: moved and turned a little
+    verdict = check(after.image, cal)
+    assert not verdict.ok and verdict.reason == "moved"
+    loc = tracker.update(after.image)
+    assert loc is not None and tracker.moves == 1
+    assert corner_error(loc.corners, after.corners) < 0.2 * after.square_px
+    assert np.allclose(load(path).corners, loc.corners, atol=0.01)
+    # And the next frame of the moved board is simply checked.
+    assert tracker.update(after.image) is not None and tracker.moves == 1
+
+
+def test_a_board_shifted_by_one_whole_square_is_moved() -> None:
+    board = DrawnBoard(tiles=some_tiles(4))
+    scene = photograph(board, seed=4, busy=False)
+    cal = calibrate(scene.image)
+    step = (cal.corners[1] - cal.corners[0]) / 15
+    shifted = replace(cal, corners=(cal.corners + step).astype(np.float32))
+    verdict = check(scene.image, shifted)
+    assert not verdict.ok and verdict.reason == "moved"
+
+
+def test_a_hand_over_the_board_is_hidden_not_moved() -> None:
+    scene = photograph(DrawnBoard(tiles=some_tiles(5)), seed=5)
+    cal = calibrate(scene.image)
+    covered = scene.image.copy()
+    x0, y0 = cal.corners.min(axis=0).astype(int)
+    x1, y1 = cal.corners.max(axis=0).astype(int)
+    cv2.rectangle(covered, (x0 - 10, y0 - 10), (x1 + 10, y1 - (y1 - y0) // 10), (120, 160, 210), -1)
+    verdict = check(covered, cal)
+    assert not verdict.ok and verdict.reason == "hidden"
+    tracker = Tracker(cal)
+    assert tracker.update(covered) is None
+    assert tracker.moves == 0 and tracker.calibration is cal
+
+
+def test_nudged_empty_board_keeps_its_row_one() -> None:
+    # With no tiles the locator cannot tell the turn; the tracker keeps A1 where it was.
+    board = DrawnBoard()
+    before = photograph(board, turn=90, seed=8)
+    cal = calibrate(before.image, corners=before.corners, rotation=90)
+    after = photograph(board, turn=90, spin=5, seed=9)
+    loc = Tracker(cal).update(after.image)
+    assert loc is not None and loc.rotation == 90
+    assert corner_error(loc.corners, after.corners) < 0.2 * after.square_px
+
+
+def test_markers_place_the_grid_and_carry_its_turn() -> None:
+    board = DrawnBoard(markers=True)
+    before = photograph(board, tilt=20, seed=10)
+    cal = calibrate(before.image, corners=before.corners, rotation=0)
+    assert sorted(cal.markers) == [0, 1, 2, 3]
+    # The board turned half round on its turntable: empty, so only the markers can tell.
+    after = photograph(board, turn=180, tilt=20, seed=11)
+    seen = detect_markers(after.image)
+    from_markers = corners_from_markers(seen, cal.markers)
+    assert from_markers is not None
+    assert corner_error(from_markers, after.corners) < 0.15 * after.square_px
+    tracker = Tracker(cal)
+    loc = tracker.update(after.image)
+    assert loc is not None and loc.rotation == 180
+    assert corner_error(loc.corners, after.corners) < 0.15 * after.square_px
+    # Two markers place the grid well enough; none, not at all.
+    two = corners_from_markers({0: seen[0], 2: seen[2]}, cal.markers)
+    assert two is not None and corner_error(two, after.corners) < 0.3 * after.square_px
+    assert corners_from_markers({}, cal.markers) is None
+
+
+def test_one_marker_tells_the_turn_and_the_locator_the_grid() -> None:
+    board = DrawnBoard(markers=True)
+    before = photograph(board, tilt=20, seed=10)
+    cal = calibrate(before.image, corners=before.corners, rotation=0)
+    after = photograph(board, turn=270, tilt=20, seed=12)
+    img = after.image.copy()
+    # Cover three of the markers (a coffee cup, a score sheet, an elbow).
+    for i, c in detect_markers(img).items():
+        if i != 1:
+            x0, y0 = c.min(axis=0).astype(int) - 4
+            x1, y1 = c.max(axis=0).astype(int) + 4
+            cv2.rectangle(img, (x0, y0), (x1, y1), (200, 200, 200), -1)
+    assert list(detect_markers(img)) == [1]
+    loc = Tracker(cal).update(img)
+    assert loc is not None and loc.rotation == 270
+    assert corner_error(loc.corners, after.corners) < 0.2 * after.square_px
+
+
+def test_marker_image() -> None:
+    img = marker_image(3, 200)
+    assert img.shape == (200, 200) and img.dtype == np.uint8
+    assert list(detect_markers(cv2.cvtColor(img, cv2.COLOR_GRAY2BGR))) == [3]
+    with pytest.raises(ValueError):
+        marker_image(17)
+
+
+def test_wrong_frame_size_fails_the_check() -> None:
+    scene = photograph(DrawnBoard(), seed=12)
+    cal = calibrate(scene.image)
+    small = cv2.resize(scene.image, (640, 480))
+    verdict = check(small, cal)
+    assert not verdict.ok and "calibrated for 1280x960" in verdict.reason
+
+
+def test_no_board_no_calibration() -> None:
+    with pytest.raises(CalibrationError, match="no board found"):
+        calibrate(np.full((480, 640, 3), 90, np.uint8))
+    with pytest.raises(CalibrationError, match="convex"):
+        calibrate(np.full((480, 640, 3), 90, np.uint8), corners=np.array([[0, 0], [10, 10], [10, 0], [0, 10]], np.float32))
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"version": 7}', "format version 7"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0}', "missing or malformed"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 45, "corners": [[0,0],[9,0],[9,9],[0,9]]}', "rotation must be"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9]]}', "four"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,9],[9,0],[0,9]]}', "convex"),
+        ('{"version": 1, "frame_size": [0, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]]}', "width, height"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "markers": {"dictionary": "DICT_4X4_50", "grid_corners": {"0": [1]}}}', "malformed markers"),
+    ],
+)
+def test_bad_calibration_files(tmp_path: Path, content: str, message: str) -> None:
+    p = tmp_path / "cal.json"
+    p.write_text(content)
+    with pytest.raises(CalibrationError, match=message):
+        load(p)
+
+
+def test_missing_calibration_file(tmp_path: Path) -> None:
+    with pytest.raises(CalibrationError, match="no calibration file"):
+        load(tmp_path / "nope.json")
+
+
+def test_profile_json_is_plain(tmp_path: Path) -> None:
+    cal = Calibration(np.array([[10, 10], [110, 12], [108, 111], [9, 109]], np.float32), 270, (640, 480))
+    data = json.loads(save(cal, tmp_path / "c.json").read_text())
+    assert data["version"] == 1 and data["rotation"] == 270 and data["markers"] is None
+    assert data["corners"][1] == [110.0, 12.0]
+
+
+def test_real_board_check_and_shift(shared_data: Path) -> None:
+    img = cv2.imread(str(shared_data / "real-boards" / "declanfinerty" / "eval_board.jpeg"))
+    cal = calibrate(img)
+    assert check(img, cal).ok
+    sq = float(np.linalg.norm(cal.corners[1] - cal.corners[0])) / 15
+    moved = cv2.warpAffine(img, np.float32([[1, 0, 0.5 * sq], [0, 1, 0]]), (img.shape[1], img.shape[0]))
+    assert not check(moved, cal).ok
+
+
+def test_calibrate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from board_pi.cli import main
+
+    scene = photograph(DrawnBoard(tiles=some_tiles(6)), turn=270, tilt=15, seed=13)
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), scene.image)
+    out = tmp_path / "calibration" / "t.json"
+    assert main(["calibrate", str(img), "--out", str(out)]) == 0
+    assert "turned 270 degrees" in capsys.readouterr().out
+    cal = load(out)
+    assert cal.camera == {"source": str(img)} and cal.rotation == 270
+    assert corner_error(cal.corners, scene.corners) < 0.2 * scene.square_px
+    # Corners given by hand, upright order.
+    given = ",".join(f"{v:.1f}" for v in scene.corners.ravel())
+    assert main(["calibrate", str(img), "--corners", given, "--rotation", "270", "--out", str(out)]) == 0
+    assert np.allclose(load(out).corners, scene.corners, atol=0.1)
+    assert main(["calibrate", "--print-markers", str(tmp_path / "m")]) == 0
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [f"marker_{i}.png" for i in range(4)]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["calibrate"], "give a frame source"),
+        (["calibrate", "/nonexistent.jpg"], "no such camera, file or folder"),
+        (["calibrate", "IMG", "--corners", "1,2,3"], "eight numbers"),
+        (["calibrate", "BLANK"], "no board found"),
+    ],
+)
+def test_calibrate_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    from board_pi.cli import main
+
+    img = tmp_path / "blank.png"
+    cv2.imwrite(str(img), np.full((240, 320, 3), 128, np.uint8))
+    argv = [str(img) if a in ("IMG", "BLANK") else a for a in argv]
+    assert main(argv + ["--out", str(tmp_path / "c.json")]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_board_carried_elsewhere_is_found_after_a_while() -> None:
+    board = DrawnBoard(tiles=some_tiles(7))
+    before = photograph(board, fill=0.5, seed=14, busy=False)
+    cal = calibrate(before.image)
+    # Same table, board now in the right-hand part of the frame; its old place shows cloth.
+    after = photograph(board, fill=0.5, seed=14, busy=False)
+    shift = np.float32([[1, 0, 330], [0, 1, 0]])
+    img = cv2.warpAffine(after.image, shift, (1280, 960), borderMode=cv2.BORDER_REFLECT)
+    truth = after.corners + np.float32([330, 0])
+    tracker = Tracker(cal)
+    results = [tracker.update(img) for _ in range(Tracker.SEARCH_AFTER_HIDDEN + 1)]
+    found = [r for r in results if r is not None]
+    assert found, "never looked for the board again"
+    assert corner_error(found[-1].corners, truth) < 0.2 * after.square_px

@@ -1,0 +1,244 @@
+"""Frame sources: real files, folders and videos written here; picamera2 through a stand-in library."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from board_pi.vision import frames
+from board_pi.vision.frames import (
+    PICAMERA2_MISSING,
+    FolderSource,
+    FrameSource,
+    FrameSourceError,
+    ImageSource,
+    PiCameraSource,
+    VideoSource,
+    open_source,
+    register_source,
+)
+
+
+def _frame(value: int, size: tuple[int, int] = (64, 48)) -> np.ndarray:
+    img = np.zeros((size[1], size[0], 3), np.uint8)
+    img[:] = (value, 255 - value, 128)
+    cv2.putText(img, str(value), (5, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2)
+    return img
+
+
+def test_image_file_once_or_repeated(tmp_path: Path) -> None:
+    p = tmp_path / "board.png"
+    cv2.imwrite(str(p), _frame(10))
+    with open_source(str(p)) as src:
+        assert isinstance(src, ImageSource) and isinstance(src, FrameSource)
+        first = src.read()
+        assert first is not None and first.shape == (48, 64, 3) and first.dtype == np.uint8
+        assert src.read() is None
+    with open_source(str(p), repeat=True) as src:
+        assert all(src.read() is not None for _ in range(3))
+
+
+def test_grey_image_comes_out_bgr(tmp_path: Path) -> None:
+    p = tmp_path / "grey.png"
+    cv2.imwrite(str(p), np.full((20, 30), 77, np.uint8))
+    with open_source(str(p)) as src:
+        f = src.read()
+    assert f is not None and f.shape == (20, 30, 3)
+
+
+def test_folder_in_natural_order_skipping_broken_files(tmp_path: Path) -> None:
+    for i in (10, 2, 1):
+        cv2.imwrite(str(tmp_path / f"IMG_{i}.jpg"), _frame(i * 10))
+    (tmp_path / "IMG_5.jpg").write_bytes(b"not a jpeg")
+    (tmp_path / "notes.txt").write_text("ignored")
+    with open_source(str(tmp_path)) as src:
+        assert isinstance(src, FolderSource)
+        names = []
+        while src.read() is not None:
+            assert src.current is not None
+            names.append(src.current.name)
+        assert names == ["IMG_1.jpg", "IMG_2.jpg", "IMG_10.jpg"]
+        assert [p.name for p in src.skipped] == ["IMG_5.jpg"]
+
+
+def test_empty_folder_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(FrameSourceError, match="holds no images"):
+        open_source(str(tmp_path))
+
+
+def test_video_replay(tmp_path: Path) -> None:
+    p = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(p), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    if not writer.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for i in range(6):
+        writer.write(_frame(i * 40))
+    writer.release()
+    with open_source(str(p)) as src:
+        assert isinstance(src, VideoSource)
+        got = list(src)
+    assert len(got) == 6
+    # The colours survive the compression well enough to tell the frames apart, in order.
+    assert [round(int(f[40, 60, 0]) / 40) for f in got] == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("", "no frame source"),
+        ("/nonexistent/board.jpg", "no such camera, file or folder"),
+        ("/dev/video-not-here", "no such camera device"),
+        ("picamera2:big", "not like 2028x1520"),
+    ],
+)
+def test_bad_specs(spec: str, message: str) -> None:
+    with pytest.raises(FrameSourceError, match=message):
+        open_source(spec)
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    p = tmp_path / "board.jpg"
+    p.write_bytes(b"\xff\xd8 broken")
+    with pytest.raises(FrameSourceError, match="not an image"):
+        open_source(str(p))
+    q = tmp_path / "mystery.bin"
+    q.write_bytes(b"\x00" * 100)
+    with pytest.raises(FrameSourceError, match="neither an image nor a video"):
+        open_source(str(q))
+
+
+def test_missing_webcam_index_is_a_clear_error() -> None:
+    # Index 99 is no camera on any machine this runs on.
+    with pytest.raises(FrameSourceError, match="cannot open camera 99"):
+        open_source("99")
+
+
+def test_registered_sources_and_the_synthetic_hook(tmp_path: Path) -> None:
+    made: list[str] = []
+
+    def factory(options: str) -> FrameSource:
+        made.append(options)
+        p = tmp_path / "x.png"
+        cv2.imwrite(str(p), _frame(1))
+        return ImageSource(p)
+
+    register_source("test-source", factory)
+    with open_source("test-source:seed=3") as src:
+        assert src.read() is not None
+    assert made == ["seed=3"]
+    render = importlib.util.find_spec("board_pi.vision.render")
+    if render is None or not hasattr(importlib.import_module("board_pi.vision.render"), "synthetic_source"):
+        with pytest.raises(FrameSourceError, match="renderer"):
+            open_source("synthetic")
+    else:
+        with open_source("synthetic") as src:
+            f = src.read()
+            assert f is not None and f.ndim == 3
+
+
+def test_picamera2_missing_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails as when not installed
+    with pytest.raises(FrameSourceError) as e:
+        open_source("picamera2")
+    assert "sudo apt install python3-picamera2" in str(e.value)
+    assert str(e.value) == PICAMERA2_MISSING
+
+
+class _StandInPicamera2:
+    """A stand-in for picamera2's Picamera2 class, recording how board-pi drives it."""
+
+    instances: list["_StandInPicamera2"] = []
+
+    def __init__(self, camera_num: int = 0) -> None:
+        self.sensor_resolution = (4056, 3040)
+        self.camera_properties = {"ScalerCropMaximum": (0, 0, 4056, 3040), "PixelArraySize": (4056, 3040)}
+        self.calls: list[tuple[str, Any]] = []
+        self.controls: dict[str, Any] = {"AeEnable": True, "AwbEnable": True}
+        self.started = False
+        _StandInPicamera2.instances.append(self)
+
+    def create_still_configuration(self, main: dict, raw: dict | None = None, buffer_count: int = 1) -> dict:
+        self.calls.append(("create_still_configuration", (main, raw)))
+        return {"main": main, "raw": raw, "buffer_count": buffer_count}
+
+    def configure(self, config: dict) -> None:
+        self.calls.append(("configure", config))
+        self.config = config
+
+    def set_controls(self, controls: dict) -> None:
+        self.calls.append(("set_controls", dict(controls)))
+        self.controls.update(controls)
+
+    def start(self) -> None:
+        self.calls.append(("start", None))
+        self.started = True
+
+    def capture_metadata(self) -> dict:
+        # What the automatic algorithms settled on, as libcamera reports it.
+        return {"ExposureTime": 16650, "AnalogueGain": 2.5, "ColourGains": (1.9, 1.6), "Lux": 300.0}
+
+    def capture_array(self, name: str = "main") -> np.ndarray:
+        assert self.started, "capture before start"
+        self.calls.append(("capture_array", name))
+        w, h = self.config["main"]["size"]
+        return np.full((h, w, 3), 100, np.uint8)
+
+    def stop(self) -> None:
+        self.calls.append(("stop", None))
+        self.started = False
+
+    def close(self) -> None:
+        self.calls.append(("close", None))
+
+
+def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
+    _StandInPicamera2.instances.clear()
+    with PiCameraSource(size=(2028, 1520)) as src:
+        cam = _StandInPicamera2.instances[0]
+        frames_read = [src.read() for _ in range(3)]
+        assert src.settings == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 16650, "AnalogueGain": 2.5, "ColourGains": (1.9, 1.6)}
+    names = [c[0] for c in cam.calls]
+    # Configured and started once; every frame after that is a plain capture, no mode switch.
+    assert names.count("configure") == 1 and names.count("start") == 1
+    assert names[-2:] == ["stop", "close"]
+    assert names.count("capture_array") == 3
+    main, raw = cam.calls[0][1]
+    assert main == {"size": (2028, 1520), "format": "RGB888"} and raw == {"size": (4056, 3040)}
+    assert ("set_controls", {"ScalerCrop": (0, 0, 4056, 3040)}) in cam.calls
+    assert cam.controls["AeEnable"] is False and cam.controls["ExposureTime"] == 16650
+    assert all(f is not None and f.shape == (1520, 2028, 3) for f in frames_read)
+
+
+def test_picamera2_by_spec(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
+    with open_source("picamera2:1332x990") as src:
+        f = src.read()
+    assert f is not None and f.shape == (990, 1332, 3)
+
+
+def test_picamera2_takes_saved_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
+    _StandInPicamera2.instances.clear()
+    # As read back from a calibration's JSON: lists, and keys that are not controls.
+    saved = {"source": "picamera2", "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": [2.0, 1.4]}
+    with PiCameraSource(controls=saved) as src:
+        assert src.settings == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": (2.0, 1.4)}
+    cam = _StandInPicamera2.instances[0]
+    assert cam.controls["ColourGains"] == (2.0, 1.4) and cam.controls["AwbEnable"] is False
