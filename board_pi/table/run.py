@@ -88,24 +88,21 @@ def _vision(cfg: Any, data: Path) -> tuple[Any, Any]:
         raise UsageError(f"camera: {e}") from None
     from .vision import VisionReader
 
-    calibration = _calibration(cfg)
-    return camera, VisionReader(calibration=calibration)
+    return camera, VisionReader(tracker=_tracker(cfg))
 
 
-def _calibration(cfg: Any) -> Any:
+def _tracker(cfg: Any) -> Any:
+    """The saved calibration, kept true to the frames (found again when the board moves)."""
     path = cfg.calibration_path()
     if path is None:
         return None
     try:
-        from ..vision.calibration import load
-        cal = load(path)
+        from ..vision.calibration import Tracker, load
+        return Tracker(load(path), path=path)
     except Exception as e:  # a damaged profile: find the board in each frame instead
-        print(f"board-pi run: calibration {path} not used: {e}", flush=True)
+        print(f"board-pi run: calibration {path} not used ({e}); the board is found in each frame",
+              flush=True)
         return None
-    return lambda: cal.corners
-
-
-RESUME_FILE = "pico-resume.json"
 
 
 def _clock_backend(cfg: Any, data: Path) -> Any:

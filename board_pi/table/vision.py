@@ -37,12 +37,13 @@ class VisionReader:
     def __init__(self, reader: Any | None = None,
                  locate: Callable[[np.ndarray], np.ndarray | None] | None = None,
                  calibration: Callable[[], np.ndarray | None] | None = None,
-                 change_threshold: float = 12.0) -> None:
+                 tracker: Any | None = None, change_threshold: float = 12.0) -> None:
         if reader is None:
             from ..vision.read import Reader
             reader = Reader()
         self.reader = reader
-        self.locate = locate if locate is not None else default_locator()
+        self.tracker = tracker  # a vision.calibration.Tracker: a fixed camera's saved view, kept true
+        self.locate = locate if locate is not None or tracker is not None else default_locator()
         self.calibration = calibration
         self.change_threshold = change_threshold
         self.stats = ReaderStats()
@@ -52,11 +53,21 @@ class VisionReader:
         self.last_corners: np.ndarray | None = None
 
     def corners_for(self, frame: np.ndarray) -> np.ndarray | None:
+        """The grid's corners in this frame, upright order; None when the board cannot be seen."""
         self.stats.frames += 1
-        corners = self.locate(frame) if self.locate is not None else None
+        corners: np.ndarray | None = None
+        if self.tracker is not None:
+            loc = self.tracker.update(frame)
+            if loc is None:
+                return None  # hidden (an arm over the board) or gone: wait for a clear frame
+            corners = np.asarray(loc.corners, np.float32).reshape(4, 2)
+        elif self.locate is not None:
+            found = self.locate(frame)
+            if found is not None:
+                corners = _closest_turn(np.asarray(found, np.float32).reshape(4, 2), self.last_corners)
         if corners is not None:
             self.stats.located += 1
-            return np.asarray(corners, np.float32).reshape(4, 2)
+            return corners
         if self.calibration is not None:
             cal = self.calibration()
             if cal is not None:
@@ -119,6 +130,15 @@ class VisionReader:
 
     def reset(self) -> None:
         self._ref_warp = self._ref_grid = self._ref_conf = None
+
+
+def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
+    """The corners in the cyclic order that keeps A1 nearest where it was (an empty board's
+    pattern is the same in all four turns, so the last frame decides)."""
+    if previous is None:
+        return corners
+    turns = [np.roll(corners, -k, axis=0) for k in range(4)]
+    return min(turns, key=lambda c: float(np.linalg.norm(c - previous, axis=1).sum()))
 
 
 def default_locator() -> Callable[[np.ndarray], np.ndarray | None] | None:
