@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from board_pi.rules.board import Board, Square
+from board_pi.rules.board import Square
 from board_pi.rules.game import (ChallengeBonus, ChallengeJudged, ChallengeRule, EndRackPoints,
-                                 Exchanged, Game, GameEnded, GameRules, IllegalEvent, Passed,
+                                 Game, GameEnded, GameRules, IllegalEvent, Passed,
                                  PhonyWithdrawn, PlayMade, PlayRefused, RackPenalty, TimePenalty,
                                  TurnLost)
 from board_pi.rules.judge import WordJudge
