@@ -724,3 +724,20 @@ def test_six_scoreless_rack_penalties_once_each() -> None:
         g.append(RackPenalty(0, "AB", 4))
     g.append(RackPenalty(1, "CD", 5))
     assert g.state.scores == [-4, -5] and g.state.over
+
+
+def test_going_out_in_a_casual_game_of_four() -> None:
+    four = TileSet("t30", {"A": (20, 1), "E": (6, 1), "Z": (1, 10), "Q": (1, 10), "X": (1, 8), "K": (1, 5)},
+                   blanks=0)
+    g = game(players=4, tournament=False, tiles=four)
+    assert g.state.bag == 2
+    g.play(0, "8B AAAAAAA")
+    for p in (1, 2, 3):
+        g.pass_turn(p)
+    g.play(0, "9B EE")  # Ann goes out
+    pre = list(g.state.scores)
+    racks = {1: "ZQAAAAA", 2: "XKAAAAA", 3: "EEEEAAA"}
+    g.finish(racks)
+    assert g.state.scores == [pre[0] + 25 + 18 + 7, -25, -18, -7]
+    assert g.state.winners() == [0]
+    assert_consistent(g)
