@@ -741,3 +741,16 @@ def test_going_out_in_a_casual_game_of_four() -> None:
     assert g.state.scores == [pre[0] + 25 + 18 + 7, -25, -18, -7]
     assert g.state.winners() == [0]
     assert_consistent(g)
+
+
+def test_six_scoreless_with_the_bag_empty_needs_the_exact_racks() -> None:
+    g = game(tiles=SMALL)
+    g.play(0, "8B AAEETTZ")  # the bag is empty now: the racks hold every unseen tile
+    for _ in range(6):
+        g.pass_turn(g.state.turn)
+    unseen = "".join(sorted(g.state.unseen.elements()))
+    assert len(unseen) == 9
+    with pytest.raises(IllegalEvent, match=f"do not match the unseen tiles \\({unseen}\\)"):
+        g.finish({0: "AE", 1: "AAAQST"})  # one E short
+    g.finish({0: "AE", 1: "AAAEQST"})
+    assert g.state.scores == [84 - 2, -16]
