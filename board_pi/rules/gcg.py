@@ -63,11 +63,13 @@ class GcgMove:
             "play": f"{r} {self.position} {self.word} +{self.score}",
             "pass": f"{r} - +0",
             "exchange": f"{r} -{self.word} +0",
-            "phony": f"{r} -- {self.score}",
+            # Signed scores keep their sign when 0 (a rack of blanks, a phony of blanks):
+            # the reader needs +N or -N.
+            "phony": f"{r} -- {self.score:+d}",
             "challenge": f"{r} (challenge) +{self.score}",
             "endrack": f"({self.word}) +{self.score}",
-            "rackpenalty": f"{r} ({self.word}) {self.score}",
-            "time": f"{r} (time) {self.score}",
+            "rackpenalty": f"{r} ({self.word}) {self.score:+d}",
+            "time": f"{r} (time) {self.score:+d}",
         }[self.kind]
         return f">{self.nick}: {body} {self.total}"
 

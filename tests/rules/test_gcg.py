@@ -532,7 +532,10 @@ def test_round_trip_of_random_legal_games(g: Game, note: str, with_note: bool) -
     if with_note and note.strip() and rec.moves:
         rec.moves[-1] = GcgMove(**{**rec.moves[-1].__dict__, "note": note.strip()})
     text = write_gcg(rec)
-    back = parse_gcg(text)
+    try:
+        back = parse_gcg(text)
+    except GcgError as e:
+        raise AssertionError(f"{e}\n{text}") from None
     assert back.same_game(rec)
     assert write_gcg(back) == text
     report = replay(back, g.rules.tiles)
@@ -543,3 +546,12 @@ def test_round_trip_of_random_legal_games(g: Game, note: str, with_note: bool) -
     assert r.over == s.over and r.turn == s.turn
     if len(g.players) == 2:
         assert _turn_events(report.game.events) == _turn_events(g.events)
+
+
+def test_zero_point_penalties_are_written_so_they_read_back() -> None:
+    # Found by the round trip: a rack of blanks loses 0 points, a phony of blanks scored 0.
+    for m in (GcgMove("rackpenalty", "ann", "??", word="??", score=0, total=60),
+              GcgMove("phony", "ann", "?", score=0, total=60),
+              GcgMove("time", "ann", "?", score=0, total=60)):
+        [back] = parse_gcg(m.text() + "\n").moves
+        assert back == m
