@@ -483,15 +483,12 @@ def test_going_out_in_casual_mode_three_players() -> None:
 def _tie_game(tournament: bool) -> Game:
     """Ann goes out and the final scores tie, Bob having led before the rack adjustment."""
     g = small_endgame(tournament=tournament)
-    bonus = 6 if tournament else 3  # Bob holds AET
-    # Time penalties (before the rack points) set the scores up for a tie after them.
+    # Bob holds AET (3 points). Tournament: Ann + 6, Bob unchanged; casual: Ann + 3, Bob - 3.
+    # Either way the final scores tie when Ann has 6 fewer points than Bob before the racks:
+    # a time penalty (which counts before the rack points) brings her there.
     s0, s1 = g.state.scores
-    target0 = s1 - bonus - (bonus if not tournament else 0) - 0
-    # casual: Ann +3, Bob -3 -> tie when s0 + 3 == s1 - 3; tournament: s0 + 6 == s1
-    if target0 < s0:
-        g.time_penalty(0, s0 - target0)
-    else:
-        g.time_penalty(1, target0 - s0)
+    assert s0 > s1 - 6
+    g.time_penalty(0, s0 - (s1 - 6))
     g.finish()
     assert g.state.scores[0] == g.state.scores[1]
     return g
