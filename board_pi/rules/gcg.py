@@ -308,7 +308,18 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
                     title=title, description=description, lexicon=lexicon)
     g = Game(game.players, game.rules)
     n = len(game.players)
+    owed: list[int] = []  # lost turns already taken (casual double challenge), not yet written
+
+    def write_owed() -> None:
+        # Written as passes once the challenges of the play before them are settled, so that
+        # a reader sees them where the turn went by.
+        rec.moves.extend(GcgMove("pass", nicks[q], total=g.state.scores[q]) for q in owed)
+        owed.clear()
+
     for e in game.events:
+        if isinstance(e, (PlayMade, Passed, Exchanged, EndRackPoints, RackPenalty)) or (
+                isinstance(e, TurnLost) and e.player == g.state.turn):
+            write_owed()
         before = g.state.last_play
         skip_before = set(g.state.skip)
         g.append(e)
@@ -341,8 +352,8 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
             if type(e).__name__ in ("Passed", "TurnLost"):
                 rec.moves.append(GcgMove("pass", nick, total=total))
         # Lost turns taken as the turn came round (casual double challenge), in turn order.
-        for q in sorted(skip_before - s.skip, key=lambda q: (q - p - 1) % n):
-            rec.moves.append(GcgMove("pass", nicks[q], total=s.scores[q]))
+        owed += sorted(skip_before - s.skip, key=lambda q: (q - p - 1) % n)
+    write_owed()
     # GCG has no empty rack field for plays: write "?" count-free racks as the tiles played.
     rec.moves = [_fill_rack(m) for m in rec.moves]
     return rec

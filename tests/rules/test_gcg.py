@@ -539,11 +539,11 @@ def test_round_trip_of_random_legal_games(g: Game, note: str, with_note: bool) -
     assert back.same_game(rec)
     assert write_gcg(back) == text
     report = replay(back, g.rules.tiles)
-    assert report.error is None, (str(report.error), text)
+    assert report.error is None, (str(report.error), text, g.events)
     assert report.ok
     s, r = g.state, report.game.state
     assert r.board == s.board and r.scores == s.scores and r.racks == s.racks and r.bag == s.bag
-    assert r.over == s.over and r.turn == s.turn
+    assert r.over == s.over and r.turn == s.turn and r.scoreless == s.scoreless
     if len(g.players) == 2:
         assert _turn_events(report.game.events) == _turn_events(g.events)
 
@@ -555,3 +555,22 @@ def test_zero_point_penalties_are_written_so_they_read_back() -> None:
               GcgMove("time", "ann", "?", score=0, total=60)):
         [back] = parse_gcg(m.text() + "\n").moves
         assert back == m
+
+
+def test_lost_turn_then_a_challenge_of_the_next_play() -> None:
+    # Found by the round trip: Cat loses her turn (double rule) and, her turn skipped, challenges
+    # Bob's next play off the board. The record writes the withdrawal before her pass.
+    g = Game(["Ann", "Bob", "Cat"], GameRules(challenge=ChallengeRule.DOUBLE, tournament=False))
+    g.play(0, "8D WINDY")
+    g.challenge(2, acceptable=True)
+    g.play(1, "7C GALE")
+    assert g.state.turn == 0 and g.state.scoreless == 1  # Cat's lost turn went by
+    g.challenge(2, acceptable=False)
+    assert g.state.scoreless == 2  # the lost turn and the withdrawn play
+    rec = record_from_game(g)
+    assert [(m.nick, m.kind) for m in rec.moves] == [("Ann", "play"), ("Bob", "play"), ("Bob", "phony"),
+                                                     ("Cat", "pass")]
+    report = replay(parse_gcg(write_gcg(rec)))
+    assert report.ok, report.error
+    r = report.game.state
+    assert (r.board, r.scores, r.turn, r.scoreless) == (g.state.board, g.state.scores, 0, 2)
