@@ -226,3 +226,9 @@ def test_module_entry_point(run: Run) -> None:
     p = subprocess.run([sys.executable, "-m", "board_pi.cli", "judge", "QI"], capture_output=True, text=True,
                        env=run.env, timeout=60)
     assert (p.returncode, p.stdout) == (0, "ACCEPTABLE\n")
+
+
+@pytest.mark.parametrize("args", [["judge"], ["replay"], ["judge", "QI", "--lexicon"], ["nosuchcommand"]])
+def test_missing_arguments_are_usage_errors(run: Run, args: list[str]) -> None:
+    p = run(*args)
+    assert p.returncode == 2 and "usage:" in p.stderr

@@ -540,7 +540,8 @@ def _apply(s: GameState, e: Event, index: int) -> None:
         s.bag += lp.drawn
         s.racks[e.player] += k - lp.drawn
         s.scores[e.player] -= lp.scored.score
-        s.scoreless = lp.scoreless_before + 1
+        if lp.scored.score:  # it reset the count; a withdrawn play is a scoreless turn
+            s.scoreless += lp.scoreless_before + 1  # (+=: keeps a lost turn taken since)
         s.going_out = None
         s.last_play = None
         s.moves.append(MoveLine(e.player, "phony withdrawn", -lp.scored.score, s.scores[e.player], index))

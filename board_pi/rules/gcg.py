@@ -64,11 +64,13 @@ class GcgMove:
             "play": f"{r} {self.position} {self.word} +{self.score}",
             "pass": f"{r} - +0",
             "exchange": f"{r} -{self.word} +0",
-            "phony": f"{r} -- {self.score}",
+            # Signed scores keep their sign when 0 (a rack of blanks, a phony of blanks):
+            # the reader needs +N or -N.
+            "phony": f"{r} -- {self.score:+d}",
             "challenge": f"{r} (challenge) +{self.score}",
             "endrack": f"({self.word}) +{self.score}",
-            "rackpenalty": f"{r} ({self.word}) {self.score}",
-            "time": f"{r} (time) {self.score}",
+            "rackpenalty": f"{r} ({self.word}) {self.score:+d}",
+            "time": f"{r} (time) {self.score:+d}",
         }[self.kind]
         return f">{self.nick}: {body} {self.total}"
 
@@ -307,7 +309,18 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
                     title=title, description=description, lexicon=lexicon)
     g = Game(game.players, game.rules)
     n = len(game.players)
+    owed: list[int] = []  # lost turns already taken (casual double challenge), not yet written
+
+    def write_owed() -> None:
+        # Written as passes once the challenges of the play before them are settled, so that
+        # a reader sees them where the turn went by.
+        rec.moves.extend(GcgMove("pass", nicks[q], total=g.state.scores[q]) for q in owed)
+        owed.clear()
+
     for e in game.events:
+        if isinstance(e, (PlayMade, Passed, Exchanged, EndRackPoints, RackPenalty)) or (
+                isinstance(e, TurnLost) and e.player == g.state.turn):
+            write_owed()
         before = g.state.last_play
         skip_before = set(g.state.skip)
         g.append(e)
@@ -347,8 +360,8 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
         elif isinstance(e, (Passed, TurnLost)):  # a lost turn is written as a pass
             rec.moves.append(GcgMove("pass", nick, total=total))
         # Lost turns taken as the turn came round (casual double challenge), in turn order.
-        for q in sorted(skip_before - s.skip, key=lambda q: (q - p - 1) % n):
-            rec.moves.append(GcgMove("pass", nicks[q], total=s.scores[q]))
+        owed += sorted(skip_before - s.skip, key=lambda q: (q - p - 1) % n)
+    write_owed()
     # The table never sees a rack: a play's rack is written as the tiles it used, other
     # events leave the rack out (the reader accepts both).
     rec.moves = [_fill_rack(m) for m in rec.moves]

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from board_pi.rules.board import Board, Square
+from board_pi.rules.board import Square
 from board_pi.rules.game import (ChallengeBonus, ChallengeJudged, ChallengeRule, EndRackPoints,
-                                 Exchanged, Game, GameEnded, GameRules, IllegalEvent, Passed,
+                                 Game, GameEnded, GameRules, IllegalEvent, Passed,
                                  PhonyWithdrawn, PlayMade, PlayRefused, RackPenalty, TimePenalty,
                                  TurnLost)
 from board_pi.rules.judge import WordJudge
@@ -483,15 +483,12 @@ def test_going_out_in_casual_mode_three_players() -> None:
 def _tie_game(tournament: bool) -> Game:
     """Ann goes out and the final scores tie, Bob having led before the rack adjustment."""
     g = small_endgame(tournament=tournament)
-    bonus = 6 if tournament else 3  # Bob holds AET
-    # Time penalties (before the rack points) set the scores up for a tie after them.
+    # Bob holds AET (3 points). Tournament: Ann + 6, Bob unchanged; casual: Ann + 3, Bob - 3.
+    # Either way the final scores tie when Ann has 6 fewer points than Bob before the racks:
+    # a time penalty (which counts before the rack points) brings her there.
     s0, s1 = g.state.scores
-    target0 = s1 - bonus - (bonus if not tournament else 0) - 0
-    # casual: Ann +3, Bob -3 -> tie when s0 + 3 == s1 - 3; tournament: s0 + 6 == s1
-    if target0 < s0:
-        g.time_penalty(0, s0 - target0)
-    else:
-        g.time_penalty(1, target0 - s0)
+    assert s0 > s1 - 6
+    g.time_penalty(0, s0 - (s1 - 6))
     g.finish()
     assert g.state.scores[0] == g.state.scores[1]
     return g
@@ -724,3 +721,33 @@ def test_six_scoreless_rack_penalties_once_each() -> None:
         g.append(RackPenalty(0, "AB", 4))
     g.append(RackPenalty(1, "CD", 5))
     assert g.state.scores == [-4, -5] and g.state.over
+
+
+def test_going_out_in_a_casual_game_of_four() -> None:
+    four = TileSet("t30", {"A": (20, 1), "E": (6, 1), "Z": (1, 10), "Q": (1, 10), "X": (1, 8), "K": (1, 5)},
+                   blanks=0)
+    g = game(players=4, tournament=False, tiles=four)
+    assert g.state.bag == 2
+    g.play(0, "8B AAAAAAA")
+    for p in (1, 2, 3):
+        g.pass_turn(p)
+    g.play(0, "9B EE")  # Ann goes out
+    pre = list(g.state.scores)
+    racks = {1: "ZQAAAAA", 2: "XKAAAAA", 3: "EEEEAAA"}
+    g.finish(racks)
+    assert g.state.scores == [pre[0] + 25 + 18 + 7, -25, -18, -7]
+    assert g.state.winners() == [0]
+    assert_consistent(g)
+
+
+def test_six_scoreless_with_the_bag_empty_needs_the_exact_racks() -> None:
+    g = game(tiles=SMALL)
+    g.play(0, "8B AAEETTZ")  # the bag is empty now: the racks hold every unseen tile
+    for _ in range(6):
+        g.pass_turn(g.state.turn)
+    unseen = "".join(sorted(g.state.unseen.elements()))
+    assert len(unseen) == 9
+    with pytest.raises(IllegalEvent, match=f"do not match the unseen tiles \\({unseen}\\)"):
+        g.finish({0: "AE", 1: "AAAQST"})  # one E short
+    g.finish({0: "AE", 1: "AAAEQST"})
+    assert g.state.scores == [84 - 2, -16]
