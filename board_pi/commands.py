@@ -90,8 +90,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
               + ", ".join(f"{n} {s}" for n, s in zip(names, final))
               + f" (recorded {', '.join(str(s) for s in recorded)}); game {state}")
     if report.error:
-        if not args.json:
-            return 2
         print(f"board-pi replay: {args.file}: {report.error}", file=sys.stderr)
         return 2
     if not report.ok:

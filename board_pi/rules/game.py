@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
-from .board import Board, Layout, STANDARD, Square
+from .board import Board, Layout, STANDARD
 from .play import IllegalPlay, Placement, Play, play_notation
 from .scoring import BINGO_BONUS, RACK_SIZE, ScoredPlay, score_play
 from .tiles import BLANK, ENGLISH, TileSet

@@ -16,7 +16,6 @@ import codecs
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from .board import BadCoordinate, Coordinate
 from .game import (ChallengeBonus, EndRackPoints, Event, Exchanged, Game, GameRules, IllegalEvent,

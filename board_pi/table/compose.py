@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import sys
-from collections import Counter
 
 from ..rules.board import Board
 from ..rules.game import ChallengeBonus, Exchanged, Game, GameRules, ChallengeRule, Passed, PhonyWithdrawn, PlayMade

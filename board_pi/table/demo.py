@@ -24,7 +24,7 @@ from typing import Any
 
 from ..cli import UsageError
 from ..clock import TimeControl
-from ..rules.board import Board, Coordinate
+from ..rules.board import Coordinate
 from ..rules.game import ChallengeRule, Game, GameRules, Passed
 from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg, replay
 from ..rules.judge import WordJudge
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         (lambda *a: print(*a, flush=True))
     result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data)
     same = result.final == result.recorded
-    say(f"final: " + ", ".join(f"{n} {s}" for n, s in zip(check.game.players, result.final))
+    say("final: " + ", ".join(f"{n} {s}" for n, s in zip(check.game.players, result.final))
         + f"; recorded: {', '.join(map(str, result.recorded))} -> "
         + ("the same" if same else "DIFFERENT"))
     say(f"plays read correctly without correction: {result.plays_read_correctly}/{result.plays}")

@@ -8,7 +8,7 @@ nothing, but an old tile the camera no longer sees is reported (moved or taken a
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..rules.board import EMPTY, Board, Square

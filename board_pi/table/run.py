@@ -17,6 +17,8 @@ from typing import Any
 
 from ..cli import UsageError
 
+RESUME_FILE = "pico-resume.json"  # where the Pico link stood, so no press is taken twice
+
 
 def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     """The table and the things to close afterwards, from a loaded configuration."""

@@ -46,3 +46,21 @@ def test_run_refuses_a_bad_configuration_without_a_traceback(tmp_path: Path) -> 
     bad.write_text("[camera]\nsourse = 1\n")
     r = run("run", "--config", str(bad), "--stop-after", "0.1")
     assert r.returncode != 0 and "Traceback" not in r.stderr and "sourse" in r.stderr
+
+
+def test_run_with_the_pico_clock_keeps_the_link_resume_point(tmp_path: Path) -> None:
+    import os
+
+    master, slave = os.openpty()  # the Pico's end stays silent: the table must start anyway
+    try:
+        cfg = config(tmp_path).read_text().replace('backend = "none"', 'backend = "serial"')
+        cfg += f'[serial]\nport = "{os.ttyname(slave)}"\n'
+        path = tmp_path / "serial.toml"
+        path.write_text(cfg)
+        r = run("run", "--config", str(path), "--stop-after", "1")
+        assert r.returncode == 0, r.stderr
+        point = json.loads((tmp_path / "data" / "pico-resume.json").read_text())
+        assert set(point) == {"pico_boot", "delivered"}
+    finally:
+        os.close(master)
+        os.close(slave)
