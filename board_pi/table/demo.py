@@ -131,9 +131,12 @@ def run(args: argparse.Namespace) -> int:
     if check.tiles is not ENGLISH:
         raise UsageError("the demo's renderer draws English tiles only; this record uses "
                          f"the {check.tiles.name} set")
-    speed = None if str(args.speed) == "max" else float(args.speed)
-    if speed is not None and speed <= 0:
-        raise UsageError("--speed must be a positive number or 'max'")
+    try:
+        speed = None if str(args.speed) == "max" else float(args.speed)
+    except ValueError:
+        speed = -1.0
+    if speed is not None and not 0 < speed < float("inf"):
+        raise UsageError(f"--speed must be a positive number or 'max', not {args.speed!r}")
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else \
         (lambda *a: print(*a, flush=True))
     result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data)

@@ -1,0 +1,41 @@
+"""`board-pi demo`: a whole game at a simulated table, with the real renderer and recognition."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def demo(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "board_pi.cli", "demo", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT)
+
+
+def test_the_bundled_game_ends_with_the_recorded_scores() -> None:
+    pytest.importorskip("cv2")
+    r = demo("--speed", "max", "--no-web", "--json")
+    assert r.returncode == 0, r.stderr[-2000:]
+    last = json.loads(r.stdout.strip().splitlines()[-1])
+    assert last["final"] == last["recorded"] == [272, 361]
+    assert last["plays"] == 32
+    # Every play read from the rendered frames, hands over the board and all; none corrected.
+    assert last["plays_read_correctly"] == last["plays"], r.stderr[-3000:]
+
+
+def test_bad_games_are_refused_with_a_message(tmp_path: Path, shared_data: Path) -> None:
+    r = demo("--game", str(tmp_path / "missing.gcg"), "--no-web")
+    assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
+    r = demo("--game", str(shared_data / "gcg" / "macondo" / "polish_endgame.gcg"), "--no-web")
+    assert r.returncode == 2 and "English tiles" in r.stderr and "Traceback" not in r.stderr
+    bad = tmp_path / "bad.gcg"
+    bad.write_text("#player1 a a\n#player2 b b\n>a: ABC 8H ABC +99 99\n>b: this is not gcg\n")
+    r = demo("--game", str(bad), "--no-web")
+    assert r.returncode == 2 and "line 4" in r.stderr and "Traceback" not in r.stderr
+    r = demo("--speed", "fast", "--no-web")
+    assert r.returncode == 2 and "--speed" in r.stderr
