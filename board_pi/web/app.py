@@ -348,6 +348,9 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
                 raise ApiError(503, "too many live viewers: poll /api/state instead (the page does so by itself)")
             state.streams += 1
         bus = table.bus
+        # Under waitress (with request lookahead) a closed page is noticed within a second, so
+        # it does not keep a worker thread until the next heartbeat.
+        gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected") or (lambda: False)
 
         def batch(events: list[Any]) -> Iterator[str]:
             # A page only needs the newest state of a batch; the other events say what happened.
@@ -371,7 +374,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
                     seq = bus.last_seq
                     yield sse(seq, "state", {**table.snapshot(), "seq": seq})
                 quiet_since = time.monotonic()
-                while not state.stopping.is_set():
+                while not state.stopping.is_set() and not gone():
                     events, missed = bus.wait(seq, min(state.heartbeat, 1.0))
                     if missed:
                         seq = bus.last_seq
