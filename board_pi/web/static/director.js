@@ -181,7 +181,8 @@
       if (s.players && s.players.length >= 2) { $("ng-p1").value ||= s.players[0].name; $("ng-p2").value ||= s.players[1].name; }
     }
     if (s.players && s.players.length && s.turn !== null && s.turn !== undefined) $("play-player").value = s.turn;
-    const last = s.moves && s.moves[s.moves.length - 1];
+    // The last play proper (not a pass, an exchange or a score adjustment).
+    const last = (s.moves || []).slice().reverse().find((m) => /^([A-Z]\d{1,2}|\d{1,2}[A-Z]) /.test(m.text));
     $("correct-text").placeholder = last ? `last play: ${last.text} — type it corrected` : "no play to correct";
     $("gcg-link").hidden = !(s.players && s.players.length);
   }
