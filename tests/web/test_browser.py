@@ -265,3 +265,25 @@ def test_page_reconnects_and_catches_up(table: Table, pin_hash: str, browser: An
     finally:
         context.close()
         handle.stop()
+
+
+def test_blank_letter_chosen_on_the_page(server: Any, table: Table, page: Any, artifacts: Path) -> None:
+    table.new_game(["Ann", "Bob"])
+    table.press(0)
+    time.sleep(0.35)
+    table.press(0)
+    table.confirm({"H8": "?", "I8": "A"})  # a blank and an A: the lexicon allows a few letters
+    pending = table.snapshot()["pending"]
+    assert pending["kind"] == "blank"
+    page.goto(server.url)
+    page.wait_for_selector("#pending [data-blank-option]")
+    assert "blank" in page.locator("#pending .pending-message").inner_text()
+    page.screenshot(path=str(artifacts / "table-blank.png"))
+    option = page.locator("#pending [data-blank-option]").first.get_attribute("data-blank-option")
+    assert option in pending["options"]
+    page.locator("#pending [data-blank-option]").first.click()
+    page.wait_for_selector("#login-dialog[open]")
+    page.fill("#login-pin", PIN)
+    page.click("#login-ok")
+    page.wait_for_selector('.sq[data-square="H8"] .tile.blank')
+    assert table.snapshot()["board"][7][7] == option.lower()

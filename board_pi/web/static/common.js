@@ -269,9 +269,11 @@ const BP = (() => {
                       p.doubtful.map((sq, i) => `${opt[i]} on ${sq}`).join(", ")));
       }
       const form = el("form", { class: "row" });
-      const inputs = p.doubtful.map((sq) => el("input", { "aria-label": `blank on ${sq}`, placeholder: `blank on ${sq}`,
+      const inputs = p.doubtful.map((sq) => el("input", { "aria-label": `blank on ${sq}`, placeholder: "?",
                                                           maxlength: 1, class: "letter-input", "data-square": sq }));
-      form.append(...inputs, el("button", { type: "submit", text: "Set the blank" }));
+      form.append(el("span", { text: (p.options || []).length ? "or type it:" : "type it:" }));
+      inputs.forEach((input) => form.append(el("label", {}, input.dataset.square + " ", input)));
+      form.append(el("button", { type: "submit", text: "Set the blank" }));
       form.onsubmit = (ev) => {
         ev.preventDefault();
         const letters = {};
