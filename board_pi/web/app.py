@@ -141,7 +141,8 @@ def _letters(data: dict[str, Any], name: str) -> dict[str, str]:
 def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes | str | None = None,
                on_pin_set: Callable[[str], Any] | None = None, heartbeat: float = 15.0,
                max_streams: int = 200, judge_clear_seconds: float = 8.0,
-               guard: PinGuard | None = None, secure_cookies: bool = False) -> Flask:
+               guard: PinGuard | None = None, secure_cookies: bool = False,
+               judge_needs_pin: bool = False) -> Flask:
     """The status page's app for ``table``.
 
     ``pin_hash``: the director's PIN as stored by :func:`~board_pi.web.auth.hash_pin`; with none,
@@ -149,7 +150,9 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
     keep (e.g. in the configuration). ``secret_key`` signs the session cookie (a random one
     means directors log in again after a restart). ``heartbeat``: seconds between keep-alive
     comments on the event stream. ``max_streams``: live event streams served at once; more
-    viewers get a 503 and their page polls ``/api/state`` instead.
+    viewers get a 503 and their page polls ``/api/state`` instead. ``judge_needs_pin``: only the
+    director may use the word judge screen (for events where phones at the table could use it
+    to check words mid-game); by default anyone at the table may.
     """
     app = Flask(__name__)
     app.secret_key = secret_key or os.urandom(32)
@@ -462,6 +465,8 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
 
     @app.post("/api/judge")
     def api_judge() -> Response:
+        if judge_needs_pin:
+            need_director()
         data = _body()
         words = data.get("words")
         if isinstance(words, str):
