@@ -241,7 +241,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         resp.headers.setdefault("Referrer-Policy", "same-origin")
         resp.headers.setdefault(
             "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
             "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
         if request.path.startswith("/api/"):
             resp.headers.setdefault("Cache-Control", "no-store")

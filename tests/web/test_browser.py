@@ -287,3 +287,35 @@ def test_blank_letter_chosen_on_the_page(server: Any, table: Table, page: Any, a
     page.click("#login-ok")
     page.wait_for_selector('.sq[data-square="H8"] .tile.blank')
     assert table.snapshot()["board"][7][7] == option.lower()
+
+
+def test_calibration_view(server: Any, table: Table, page: Any, artifacts: Path) -> None:
+    page.goto(server.url + "director")
+    page.fill("#director-pin", PIN)
+    page.click("#director-login button")
+    page.wait_for_selector("#auth-in:not([hidden])")
+    page.click("#calib-refresh")
+    # No camera frame yet (or no OpenCV on this machine): the page says why.
+    expect(page.locator("#calib-note")).to_contain_text("frame" if _has_cv2() else "OpenCV")
+    if not _has_cv2():
+        return
+    import numpy as np
+
+    from board_pi.table.reading import BoardReading
+
+    frame = np.full((360, 360, 3), (40, 110, 60), np.uint8)
+    table.last_frame = frame
+    table.last_reading = BoardReading.certain(["." * 15] * 7 + ["...WINDY......."] + ["." * 15] * 7)
+    page.click("#calib-refresh")
+    page.wait_for_selector("#calib-img:not([hidden])")
+    expect(page.locator("#calib-note")).to_contain_text("Green: the grid")
+    assert page.locator("#calib-img").evaluate("img => img.naturalWidth") == 360
+    page.locator("#calib-img").screenshot(path=str(artifacts / "director-calibration.png"))
+
+
+def _has_cv2() -> bool:
+    try:
+        import cv2  # noqa: F401
+    except ImportError:
+        return False
+    return True
