@@ -319,3 +319,22 @@ def _has_cv2() -> bool:
     except ImportError:
         return False
     return True
+
+
+def test_page_polls_when_the_streams_are_full(table: Table, pin_hash: str, browser: Any) -> None:
+    table.new_game(["Ann", "Bob"])
+    handle = serve(table, port=0, pin_hash=pin_hash, threads=5)  # one live stream at most
+    context = browser.new_context(viewport=TABLET)
+    try:
+        first, second = context.new_page(), context.new_page()
+        first.goto(handle.url)
+        first.wait_for_selector("#link.up")
+        second.goto(handle.url)
+        second.wait_for_selector("#link.poll")
+        table.enter_play(0, "8D WINDY")
+        for pg in (first, second):
+            pg.wait_for_selector('.sq[data-square="H8"] .tile', timeout=10_000)
+            assert pg.locator('[data-player="0"] [data-role="score"]').inner_text() == "32"
+    finally:
+        context.close()
+        handle.stop()
