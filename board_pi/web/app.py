@@ -55,7 +55,7 @@ class WebState:
     judge_clear_seconds: float
     stopping: threading.Event = field(default_factory=threading.Event)
     streams: int = 0
-    pin_epoch: str = field(default_factory=lambda: secrets.token_hex(8))
+    pin_epoch: str = ""  # sessions carry it; it changes with the PIN, ending every old session
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -135,6 +135,13 @@ def _letters(data: dict[str, Any], name: str) -> dict[str, str]:
     return out
 
 
+def _epoch(pin_hash: str | None) -> str:
+    """A tag of the PIN in force, kept in sessions: the same PIN (after a restart) keeps them."""
+    import hashlib
+
+    return hashlib.sha256((pin_hash or "").encode()).hexdigest()[:16]
+
+
 # -- the app ---------------------------------------------------------------------------------
 
 
@@ -149,7 +156,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
     the director's page asks for a new PIN on first use and ``on_pin_set`` receives its hash to
     keep (e.g. in the configuration). ``secret_key`` signs the session cookie (a random one
     means directors log in again after a restart). ``heartbeat``: seconds between keep-alive
-    comments on the event stream. ``max_streams``: live event streams served at once; more
+    events on the event stream. ``max_streams``: live event streams served at once; more
     viewers get a 503 and their page polls ``/api/state`` instead. ``judge_needs_pin``: only the
     director may use the word judge screen (for events where phones at the table could use it
     to check words mid-game); by default anyone at the table may.
@@ -169,6 +176,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         raise ValueError("pin_hash must come from board_pi.web.auth.hash_pin")
     state = WebState(table, pin_hash, guard or PinGuard(), on_pin_set, heartbeat, max_streams,
                      judge_clear_seconds)
+    state.pin_epoch = _epoch(pin_hash)
     app.extensions["board_pi"] = state
 
     # -- helpers ----------------------------------------------------------------------------
@@ -457,7 +465,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
                 except Exception as e:  # the PIN must not change if it could not be kept
                     raise ApiError(500, f"could not save the new PIN: {e}") from None
             state.pin_hash = stored
-            state.pin_epoch = secrets.token_hex(8)  # every other director's session ends
+            state.pin_epoch = _epoch(stored)  # every other director's session ends
         log_in()
         return ok(director=True, csrf=session["csrf"])
 
