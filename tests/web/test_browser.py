@@ -5,6 +5,7 @@ Each test writes a screenshot to test-artifacts/web/ for a person to look at.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -335,6 +336,79 @@ def test_page_polls_when_the_streams_are_full(table: Table, pin_hash: str, brows
         for pg in (first, second):
             pg.wait_for_selector('.sq[data-square="H8"] .tile', timeout=10_000)
             assert pg.locator('[data-player="0"] [data-role="score"]').inner_text() == "32"
+    finally:
+        context.close()
+        handle.stop()
+
+
+class SeenBoard:
+    """The camera's side of a table, at the boundary: the board as it would be read after a play.
+
+    The real vision reader is another part's; here each press reads exactly the rows set last.
+    """
+
+    def __init__(self) -> None:
+        from board_pi.table.reading import BoardReading
+
+        self.reading = BoardReading.certain(["." * 15] * 15)
+
+    def show(self, rows: list[str]) -> None:
+        from board_pi.table.reading import BoardReading
+
+        self.reading = BoardReading.certain(rows)
+
+    def read(self, frame: Any = None) -> Any:
+        return self.reading if frame is not None else object()
+
+
+def test_a_recorded_game_played_by_presses(shared_data: Path, tmp_path: Path, lexicon: Any, pin_hash: str,
+                                           browser: Any, artifacts: Path) -> None:
+    """The opening of a real recorded game, each play laid and the clock pressed: the page follows
+    the board, the scores (the record's totals) and the clocks."""
+    from board_pi.rules.game import Game
+    from board_pi.rules.gcg import read_gcg
+    from board_pi.rules.judge import WordJudge
+    from board_pi.table.store import Journal
+
+    record = read_gcg(str(shared_data / "gcg" / "macondo" / "doug_v_emely.gcg"))
+    opening = []
+    for m in record.moves:
+        if m.kind != "play":
+            break
+        opening.append(m)
+    assert len(opening) >= 5
+    seen = SeenBoard()
+    table = Table(Journal(tmp_path / "j.db"), WordJudge(lexicon), camera=seen, reader=seen)
+    names = [p.nick for p in record.players]
+    table.new_game(names)
+    handle = serve(table, port=0, pin_hash=pin_hash, threads=8)
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    try:
+        page.goto(handle.url)
+        page.wait_for_selector("#link.up")
+        table.press(0)  # starts the first player's clock
+        shadow = Game(names)
+        for n, m in enumerate(opening):
+            p = names.index(m.nick)
+            shadow.play(p, f"{m.position} {m.word}")
+            seen.show(shadow.state.board.rows())
+            time.sleep(0.35)  # a real player takes longer than the clock's double-press guard
+            result = table.press(p)
+            assert result.outcome == "play", result
+            score = page.locator(f'[data-player="{p}"] [data-role="score"]')
+            expect(score).to_have_text(str(m.total))
+            expect(page.locator("#moves li")).to_have_count(n + 1)
+            # The clock has passed to the other player.
+            expect(page.locator(f'[data-player="{1 - p}"]')).to_have_class(re.compile(r"\brunning\b"))
+        assert page.locator('[data-player="0"] [data-role="clock"]').inner_text() != "25:00"
+        assert page.locator('[data-player="1"] [data-role="clock"]').inner_text() != "25:00"
+        rows = shadow.state.board.rows()
+        shown = ["".join((tile(page, f"{c}{r + 1}").locator(".letter").inner_text()
+                          if rows[r][i] != "." else ".") for i, c in enumerate("ABCDEFGHIJKLMNO"))
+                 for r in range(15)]
+        assert shown == [row.upper() for row in rows]
+        page.screenshot(path=str(artifacts / "table-recorded-game.png"), full_page=True)
     finally:
         context.close()
         handle.stop()

@@ -184,6 +184,13 @@
     // The last play proper (not a pass, an exchange or a score adjustment).
     const last = (s.moves || []).slice().reverse().find((m) => /^([A-Z]\d{1,2}|\d{1,2}[A-Z]) /.test(m.text));
     $("correct-text").placeholder = last ? `last play: ${last.text} — type it corrected` : "no play to correct";
+    // Start from the last play as written (with the board's tiles in brackets taken out), so a
+    // misread square or a blank's letter is one character to change.
+    const lastText = last ? last.text.replace(/\(([^)]*)\)/g, (m, inner) => ".".repeat(inner.length)) : "";
+    if (document.activeElement !== $("correct-text") && $("correct-text").dataset.from !== lastText) {
+      $("correct-text").value = lastText;
+      $("correct-text").dataset.from = lastText;
+    }
     $("gcg-link").hidden = !(s.players && s.players.length);
   }
 
