@@ -198,6 +198,17 @@ def test_director_action_needs_the_pin(server: Any, table: Table, page: Any, art
     page.fill("#adjust-reason", "slow tile drawing")
     page.click("#adjust-form button")
     wait_until(lambda: table.snapshot()["players"][1]["score"] == -5)
+    # A play entered by hand, then corrected: its W was a blank.
+    page.click("button[data-action='resume']")
+    page.select_option("#play-player", "0")
+    page.fill("#play-text", "8D WINDY")
+    page.click("#play-form button")
+    wait_until(lambda: table.snapshot()["players"][0]["score"] == 32)
+    expect(page.locator("#correct-text")).to_have_value("8D WINDY")
+    page.fill("#correct-text", "8D wINDY")
+    page.click("#correct-form button")
+    wait_until(lambda: table.snapshot()["board"][7] == "...wINDY.......")
+    assert table.snapshot()["players"][0]["score"] == 16
     page.screenshot(path=str(artifacts / "director-logged-in.png"), full_page=True)
     page.once("dialog", lambda d: d.accept())  # "a game is in progress" confirmation
     page.fill("#ng-p1", "Cleo")
