@@ -22,7 +22,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -69,7 +68,7 @@ class Viewers:
             self.socks.append(s)
         # Wait until every stream has sent its first state (or was refused).
         self.wait_for(b'"board"', timeout=30)
-        for i, buf in self.bufs.items():
+        for buf in self.bufs.values():
             if not buf.startswith(b"HTTP/1.1 200"):
                 self.refused += 1
 

@@ -320,10 +320,10 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         with table._lock:  # a consistent read while the table thread may be changing the game
             game = table.game
             lp = game.state.last_play if game is not None else None
-            if lp is None:
+            if game is None or lp is None:
                 return jsonify({"words": [], "play": None})
-            return jsonify({"words": [w.upper() for w in lp.words], "play": game.state.moves[-1].text
-                            if game.state.moves else None})
+            moves = game.state.moves
+            return jsonify({"words": [w.upper() for w in lp.words], "play": moves[-1].text if moves else None})
 
     # -- the event stream -------------------------------------------------------------------
 

@@ -130,6 +130,7 @@ def test_word_judge_screen(table: Table, pin_hash: str, browser: Any, artifacts:
         table.enter_play(0, "8D WINDY")
         table.enter_play(1, "E5 MoA")
         page.goto(handle.url + "judge")
+        expect(page.locator("#judge-lexicon")).to_have_text(f"Lexicon: {table.judge.lexicon.name}")
         page.fill('input[name="word0"]', "qi")
         page.fill('input[name="word1"]', "za")
         assert page.input_value('input[name="word0"]') == "QI"
