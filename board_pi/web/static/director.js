@@ -4,6 +4,7 @@
 (() => {
   const { $, el, act, api } = BP;
   let state = null, receivedAt = 0, session = null;
+  const board = BP.board($("board"));
 
   async function showSession() {
     try { session = await BP.refreshSession(); } catch (e) { return; }
@@ -165,6 +166,7 @@
     state = s; receivedAt = at;
     BP.renderPlayers($("players"), s, at);
     BP.renderStatus($("status"), s);
+    board.draw(s);
     const pendingKey = JSON.stringify(s.pending);
     if ($("pending").dataset.key !== pendingKey) {
       $("pending").dataset.key = pendingKey;
