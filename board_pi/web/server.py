@@ -78,6 +78,16 @@ def serve(table: Table, host: str = "127.0.0.1", port: int = 8080, *, threads: i
                            clear_untrusted_proxy_headers=True,
                            # Lets a stream notice that its page has gone (waitress.client_disconnected).
                            channel_request_lookahead=1)
-    thread = threading.Thread(target=server.run, name=f"board-pi-web:{server.effective_port}", daemon=True)
+    stopping = app.extensions["board_pi"].stopping
+
+    def run() -> None:
+        try:
+            server.run()
+        except (OSError, ValueError):
+            # Closing the sockets from stop() can wake the poll loop on a closed descriptor.
+            if not stopping.is_set():
+                raise
+
+    thread = threading.Thread(target=run, name=f"board-pi-web:{server.effective_port}", daemon=True)
     thread.start()
     return ServerHandle(app, host, int(server.effective_port), server, thread)
