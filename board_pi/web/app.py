@@ -55,7 +55,7 @@ class WebState:
     judge_clear_seconds: float
     stopping: threading.Event = field(default_factory=threading.Event)
     streams: int = 0
-    pin_epoch: str = field(default_factory=lambda: secrets.token_hex(8))
+    pin_epoch: str = ""  # sessions carry it; it changes with the PIN, ending every old session
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -135,21 +135,31 @@ def _letters(data: dict[str, Any], name: str) -> dict[str, str]:
     return out
 
 
+def _epoch(pin_hash: str | None) -> str:
+    """A tag of the PIN in force, kept in sessions: the same PIN (after a restart) keeps them."""
+    import hashlib
+
+    return hashlib.sha256((pin_hash or "").encode()).hexdigest()[:16]
+
+
 # -- the app ---------------------------------------------------------------------------------
 
 
 def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes | str | None = None,
                on_pin_set: Callable[[str], Any] | None = None, heartbeat: float = 15.0,
                max_streams: int = 200, judge_clear_seconds: float = 8.0,
-               guard: PinGuard | None = None, secure_cookies: bool = False) -> Flask:
+               guard: PinGuard | None = None, secure_cookies: bool = False,
+               judge_needs_pin: bool = False) -> Flask:
     """The status page's app for ``table``.
 
     ``pin_hash``: the director's PIN as stored by :func:`~board_pi.web.auth.hash_pin`; with none,
     the director's page asks for a new PIN on first use and ``on_pin_set`` receives its hash to
     keep (e.g. in the configuration). ``secret_key`` signs the session cookie (a random one
     means directors log in again after a restart). ``heartbeat``: seconds between keep-alive
-    comments on the event stream. ``max_streams``: live event streams served at once; more
-    viewers get a 503 and their page polls ``/api/state`` instead.
+    events on the event stream. ``max_streams``: live event streams served at once; more
+    viewers get a 503 and their page polls ``/api/state`` instead. ``judge_needs_pin``: only the
+    director may use the word judge screen (for events where phones at the table could use it
+    to check words mid-game); by default anyone at the table may.
     """
     app = Flask(__name__)
     app.secret_key = secret_key or os.urandom(32)
@@ -166,6 +176,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         raise ValueError("pin_hash must come from board_pi.web.auth.hash_pin")
     state = WebState(table, pin_hash, guard or PinGuard(), on_pin_set, heartbeat, max_streams,
                      judge_clear_seconds)
+    state.pin_epoch = _epoch(pin_hash)
     app.extensions["board_pi"] = state
 
     # -- helpers ----------------------------------------------------------------------------
@@ -238,7 +249,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         resp.headers.setdefault("Referrer-Policy", "same-origin")
         resp.headers.setdefault(
             "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
             "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
         if request.path.startswith("/api/"):
             resp.headers.setdefault("Cache-Control", "no-store")
@@ -309,10 +320,10 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         with table._lock:  # a consistent read while the table thread may be changing the game
             game = table.game
             lp = game.state.last_play if game is not None else None
-            if lp is None:
+            if game is None or lp is None:
                 return jsonify({"words": [], "play": None})
-            return jsonify({"words": [w.upper() for w in lp.words], "play": game.state.moves[-1].text
-                            if game.state.moves else None})
+            moves = game.state.moves
+            return jsonify({"words": [w.upper() for w in lp.words], "play": moves[-1].text if moves else None})
 
     # -- the event stream -------------------------------------------------------------------
 
@@ -348,6 +359,9 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
                 raise ApiError(503, "too many live viewers: poll /api/state instead (the page does so by itself)")
             state.streams += 1
         bus = table.bus
+        # Under waitress (with request lookahead) a closed page is noticed within a second, so
+        # it does not keep a worker thread until the next heartbeat.
+        gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected") or (lambda: False)
 
         def batch(events: list[Any]) -> Iterator[str]:
             # A page only needs the newest state of a batch; the other events say what happened.
@@ -371,7 +385,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
                     seq = bus.last_seq
                     yield sse(seq, "state", {**table.snapshot(), "seq": seq})
                 quiet_since = time.monotonic()
-                while not state.stopping.is_set():
+                while not state.stopping.is_set() and not gone():
                     events, missed = bus.wait(seq, min(state.heartbeat, 1.0))
                     if missed:
                         seq = bus.last_seq
@@ -451,7 +465,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
                 except Exception as e:  # the PIN must not change if it could not be kept
                     raise ApiError(500, f"could not save the new PIN: {e}") from None
             state.pin_hash = stored
-            state.pin_epoch = secrets.token_hex(8)  # every other director's session ends
+            state.pin_epoch = _epoch(stored)  # every other director's session ends
         log_in()
         return ok(director=True, csrf=session["csrf"])
 
@@ -459,6 +473,8 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
 
     @app.post("/api/judge")
     def api_judge() -> Response:
+        if judge_needs_pin:
+            need_director()
         data = _body()
         words = data.get("words")
         if isinstance(words, str):

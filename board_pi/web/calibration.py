@@ -59,15 +59,15 @@ def render(frame: Any, reading: Any, doubt_below: float = 0.9) -> bytes:
         cv2.line(img, _grid_point(corners, w, h, 0, i), _grid_point(corners, w, h, SIZE, i), (0, 255, 0), line)
     if reading is not None:
         cell = min(w, h) / SIZE
-        scale = max(0.3, cell / 45)
+        scale = max(0.3, cell / 32)  # a letter about two thirds of a square high
         for r, row in enumerate(reading.grid):
             for c, ch in enumerate(row):
                 conf = reading.confidence[r][c]
                 doubtful = conf < doubt_below
                 if ch == "." and not doubtful:
                     continue
-                x, y = _grid_point(corners, w, h, c + 0.25, r + 0.8)
-                colour = (0, 0, 255) if doubtful else (255, 255, 0)
+                x, y = _grid_point(corners, w, h, c + 0.2, r + 0.82)
+                colour = (0, 0, 255) if doubtful else (0, 255, 255)  # BGR: red, yellow
                 cv2.putText(img, ch, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), line + 2, cv2.LINE_AA)
                 cv2.putText(img, ch, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, line, cv2.LINE_AA)
     ok, png = cv2.imencode(".png", img)

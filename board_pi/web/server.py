@@ -56,7 +56,7 @@ class ServerHandle:
         return self._thread.is_alive()
 
 
-def serve(table: Table, host: str = "127.0.0.1", port: int = 8080, *, threads: int = 48,
+def serve(table: Table, host: str = "127.0.0.1", port: int = 8080, *, threads: int = 64,
           app: Flask | None = None, **app_options: Any) -> ServerHandle:
     """Serve the status page for ``table`` on ``host``:``port`` (0 picks a free port).
 
@@ -75,7 +75,19 @@ def serve(table: Table, host: str = "127.0.0.1", port: int = 8080, *, threads: i
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     server = create_server(app, host=host, port=port, threads=threads, ident="board-pi",
                            connection_limit=max(100, threads * 2), channel_timeout=120,
-                           clear_untrusted_proxy_headers=True)
-    thread = threading.Thread(target=server.run, name=f"board-pi-web:{server.effective_port}", daemon=True)
+                           clear_untrusted_proxy_headers=True,
+                           # Lets a stream notice that its page has gone (waitress.client_disconnected).
+                           channel_request_lookahead=1)
+    stopping = app.extensions["board_pi"].stopping
+
+    def run() -> None:
+        try:
+            server.run()
+        except (OSError, ValueError):
+            # Closing the sockets from stop() can wake the poll loop on a closed descriptor.
+            if not stopping.is_set():
+                raise
+
+    thread = threading.Thread(target=run, name=f"board-pi-web:{server.effective_port}", daemon=True)
     thread.start()
     return ServerHandle(app, host, int(server.effective_port), server, thread)

@@ -339,3 +339,67 @@ def test_security_headers(app: Any) -> None:
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
     html = r.get_data(as_text=True)
     assert "http://" not in html and "https://" not in html  # no external fonts, scripts or CDNs
+
+
+def test_word_judge_may_be_kept_for_the_director(table: Table, pin_hash: str) -> None:
+    c = Client(create_app(table, pin_hash=pin_hash, judge_needs_pin=True))
+    assert c.post("/api/judge", {"words": ["QI"]})[0] == 401
+    c.login()
+    assert c.post("/api/judge", {"words": ["QI"]})[1]["acceptable"] is True
+
+
+# -- whatever a client sends, the answer is never a 500 -------------------------------------
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=True)
+                    | st.text(max_size=12),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+                    max_leaves=12)
+FIELDS = ["players", "player", "play", "points", "reason", "tiles", "letters", "racks", "words", "pin", "current",
+          "minutes", "overtime_penalty", "challenge", "lexicon", "exchange", "exchange_count"]
+BODIES = st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=4) | JSON
+
+
+@pytest.fixture(scope="module")
+def fuzz_client(tmp_path_factory: Any, lexicon: Any, pin_hash: str) -> Client:
+    import time
+
+    from board_pi.rules.judge import WordJudge
+    from board_pi.table.store import Journal
+
+    table = Table(Journal(tmp_path_factory.mktemp("fuzz") / "j.db"), WordJudge(lexicon, clock=time.time))
+    table.new_game(["Ann", "Bob"])
+    table.enter_play(0, "8D WINDY")
+    c = Client(create_app(table, pin_hash=pin_hash, guard=PinGuard(free=10**9)))
+    assert c.login()[0] == 200
+    return c
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(["/api/game", "/api/adjust", "/api/end", "/api/correct", "/api/play", "/api/press",
+                             "/api/confirm", "/api/blanks", "/api/racks", "/api/hold", "/api/challenge",
+                             "/api/judge", "/api/pin", "/api/undo", "/api/pause", "/api/accept"]),
+       body=BODIES)
+def test_no_request_body_makes_a_500(fuzz_client: Client, path: str, body: Any) -> None:
+    if path == "/api/pin":
+        body = {**body, "current": "not the PIN"} if isinstance(body, dict) else body  # never change it
+    status, out = fuzz_client.post(path, raw=json.dumps(body))
+    assert status < 500, (path, body, out)
+    assert status != 401 or path == "/api/pin", out  # still the director throughout
+    if status >= 400:
+        assert isinstance(out, dict) and out.get("error")
+
+
+def test_director_stays_logged_in_across_a_restart(table: Table, pin_hash: str) -> None:
+    first = create_app(table, pin_hash=pin_hash, secret_key="kept")
+    c = Client(first)
+    c.login()
+    cookie = c.http.get_cookie("board_pi_session")
+    assert cookie is not None
+    table.new_game(["Ann", "Bob"])
+    second = Client(create_app(table, pin_hash=pin_hash, secret_key="kept"))
+    second.http.set_cookie("board_pi_session", cookie.value)
+    second.csrf = second.get("/api/session")[1]["csrf"]
+    assert second.get("/api/session")[1]["director"] is True
+    assert second.post("/api/end", {"reason": "restart test"})[0] == 200

@@ -5,6 +5,7 @@ Each test writes a screenshot to test-artifacts/web/ for a person to look at.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -129,6 +130,7 @@ def test_word_judge_screen(table: Table, pin_hash: str, browser: Any, artifacts:
         table.enter_play(0, "8D WINDY")
         table.enter_play(1, "E5 MoA")
         page.goto(handle.url + "judge")
+        expect(page.locator("#judge-lexicon")).to_have_text(f"Lexicon: {table.judge.lexicon.name}")
         page.fill('input[name="word0"]', "qi")
         page.fill('input[name="word1"]', "za")
         assert page.input_value('input[name="word0"]') == "QI"
@@ -197,6 +199,17 @@ def test_director_action_needs_the_pin(server: Any, table: Table, page: Any, art
     page.fill("#adjust-reason", "slow tile drawing")
     page.click("#adjust-form button")
     wait_until(lambda: table.snapshot()["players"][1]["score"] == -5)
+    # A play entered by hand, then corrected: its W was a blank.
+    page.click("button[data-action='resume']")
+    page.select_option("#play-player", "0")
+    page.fill("#play-text", "8D WINDY")
+    page.click("#play-form button")
+    wait_until(lambda: table.snapshot()["players"][0]["score"] == 32)
+    expect(page.locator("#correct-text")).to_have_value("8D WINDY")
+    page.fill("#correct-text", "8D wINDY")
+    page.click("#correct-form button")
+    wait_until(lambda: table.snapshot()["board"][7] == "...wINDY.......")
+    assert table.snapshot()["players"][0]["score"] == 16
     page.screenshot(path=str(artifacts / "director-logged-in.png"), full_page=True)
     page.once("dialog", lambda d: d.accept())  # "a game is in progress" confirmation
     page.fill("#ng-p1", "Cleo")
@@ -262,6 +275,152 @@ def test_page_reconnects_and_catches_up(table: Table, pin_hash: str, browser: An
         page.wait_for_selector('.sq[data-square="H8"] .tile', timeout=15_000)
         page.wait_for_selector("#link.up")
         assert page.locator('[data-player="0"] [data-role="score"]').inner_text() == "32"
+    finally:
+        context.close()
+        handle.stop()
+
+
+def test_blank_letter_chosen_on_the_page(server: Any, table: Table, page: Any, artifacts: Path) -> None:
+    table.new_game(["Ann", "Bob"])
+    table.press(0)
+    time.sleep(0.35)
+    table.press(0)
+    table.confirm({"H8": "?", "I8": "A"})  # a blank and an A: the lexicon allows a few letters
+    pending = table.snapshot()["pending"]
+    assert pending["kind"] == "blank"
+    page.goto(server.url)
+    page.wait_for_selector("#pending [data-blank-option]")
+    assert "blank" in page.locator("#pending .pending-message").inner_text()
+    page.screenshot(path=str(artifacts / "table-blank.png"))
+    option = page.locator("#pending [data-blank-option]").first.get_attribute("data-blank-option")
+    assert option in pending["options"]
+    page.locator("#pending [data-blank-option]").first.click()
+    page.wait_for_selector("#login-dialog[open]")
+    page.fill("#login-pin", PIN)
+    page.click("#login-ok")
+    page.wait_for_selector('.sq[data-square="H8"] .tile.blank')
+    assert table.snapshot()["board"][7][7] == option.lower()
+
+
+def test_calibration_view(server: Any, table: Table, page: Any, artifacts: Path) -> None:
+    page.goto(server.url + "director")
+    page.fill("#director-pin", PIN)
+    page.click("#director-login button")
+    page.wait_for_selector("#auth-in:not([hidden])")
+    page.click("#calib-refresh")
+    # No camera frame yet (or no OpenCV on this machine): the page says why.
+    expect(page.locator("#calib-note")).to_contain_text("frame" if _has_cv2() else "OpenCV")
+    if not _has_cv2():
+        return
+    import numpy as np
+
+    from board_pi.table.reading import BoardReading
+
+    frame = np.full((360, 360, 3), (40, 110, 60), np.uint8)
+    table.last_frame = frame
+    table.last_reading = BoardReading.certain(["." * 15] * 7 + ["...WINDY......."] + ["." * 15] * 7)
+    page.click("#calib-refresh")
+    page.wait_for_selector("#calib-img:not([hidden])")
+    expect(page.locator("#calib-note")).to_contain_text("Green: the grid")
+    assert page.locator("#calib-img").evaluate("img => img.naturalWidth") == 360
+    page.locator("#calib-img").screenshot(path=str(artifacts / "director-calibration.png"))
+
+
+def _has_cv2() -> bool:
+    try:
+        import cv2  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def test_page_polls_when_the_streams_are_full(table: Table, pin_hash: str, browser: Any) -> None:
+    table.new_game(["Ann", "Bob"])
+    handle = serve(table, port=0, pin_hash=pin_hash, threads=5)  # one live stream at most
+    context = browser.new_context(viewport=TABLET)
+    try:
+        first, second = context.new_page(), context.new_page()
+        first.goto(handle.url)
+        first.wait_for_selector("#link.up")
+        second.goto(handle.url)
+        second.wait_for_selector("#link.poll")
+        table.enter_play(0, "8D WINDY")
+        for pg in (first, second):
+            pg.wait_for_selector('.sq[data-square="H8"] .tile', timeout=10_000)
+            assert pg.locator('[data-player="0"] [data-role="score"]').inner_text() == "32"
+    finally:
+        context.close()
+        handle.stop()
+
+
+class SeenBoard:
+    """The camera's side of a table, at the boundary: the board as it would be read after a play.
+
+    The real vision reader is another part's; here each press reads exactly the rows set last.
+    """
+
+    def __init__(self) -> None:
+        from board_pi.table.reading import BoardReading
+
+        self.reading = BoardReading.certain(["." * 15] * 15)
+
+    def show(self, rows: list[str]) -> None:
+        from board_pi.table.reading import BoardReading
+
+        self.reading = BoardReading.certain(rows)
+
+    def read(self, frame: Any = None) -> Any:
+        return self.reading if frame is not None else object()
+
+
+def test_a_recorded_game_played_by_presses(shared_data: Path, tmp_path: Path, lexicon: Any, pin_hash: str,
+                                           browser: Any, artifacts: Path) -> None:
+    """The opening of a real recorded game, each play laid and the clock pressed: the page follows
+    the board, the scores (the record's totals) and the clocks."""
+    from board_pi.rules.game import Game
+    from board_pi.rules.gcg import read_gcg
+    from board_pi.rules.judge import WordJudge
+    from board_pi.table.store import Journal
+
+    record = read_gcg(str(shared_data / "gcg" / "macondo" / "doug_v_emely.gcg"))
+    opening = []
+    for m in record.moves:
+        if m.kind != "play":
+            break
+        opening.append(m)
+    assert len(opening) >= 5
+    seen = SeenBoard()
+    table = Table(Journal(tmp_path / "j.db"), WordJudge(lexicon), camera=seen, reader=seen)
+    names = [p.nick for p in record.players]
+    table.new_game(names)
+    handle = serve(table, port=0, pin_hash=pin_hash, threads=8)
+    context = browser.new_context(viewport=TABLET)
+    page = context.new_page()
+    try:
+        page.goto(handle.url)
+        page.wait_for_selector("#link.up")
+        table.press(0)  # starts the first player's clock
+        shadow = Game(names)
+        for n, m in enumerate(opening):
+            p = names.index(m.nick)
+            shadow.play(p, f"{m.position} {m.word}")
+            seen.show(shadow.state.board.rows())
+            time.sleep(0.35)  # a real player takes longer than the clock's double-press guard
+            result = table.press(p)
+            assert result.outcome == "play", result
+            score = page.locator(f'[data-player="{p}"] [data-role="score"]')
+            expect(score).to_have_text(str(m.total))
+            expect(page.locator("#moves li")).to_have_count(n + 1)
+            # The clock has passed to the other player.
+            expect(page.locator(f'[data-player="{1 - p}"]')).to_have_class(re.compile(r"\brunning\b"))
+        assert page.locator('[data-player="0"] [data-role="clock"]').inner_text() != "25:00"
+        assert page.locator('[data-player="1"] [data-role="clock"]').inner_text() != "25:00"
+        rows = shadow.state.board.rows()
+        shown = ["".join((tile(page, f"{c}{r + 1}").locator(".letter").inner_text()
+                          if rows[r][i] != "." else ".") for i, c in enumerate("ABCDEFGHIJKLMNO"))
+                 for r in range(15)]
+        assert shown == [row.upper() for row in rows]
+        page.screenshot(path=str(artifacts / "table-recorded-game.png"), full_page=True)
     finally:
         context.close()
         handle.stop()

@@ -176,6 +176,78 @@ const BP = (() => {
     return { reconnect: connect };
   }
 
+  // -- the board ---------------------------------------------------------------------------
+
+  const COLUMNS = "ABCDEFGHIJKLMNO";
+  const PREMIUM = { "T": ["tw", "TW"], "D": ["dw", "DW"], "*": ["start", "★"], "t": ["tl", "TL"], "d": ["dl", "DL"] };
+
+  // A board drawn into ``board``: premiums, tiles with their values, blanks, the last play, and
+  // the tiles waiting for confirmation. Returns {draw(state)}.
+  function makeBoard(board) {
+    let cells = [], size = 0;
+    function buildBoard(n) {
+      board.textContent = "";
+      board.style.setProperty("--n", n);
+      cells = [];
+      board.append(el("div", { class: "coord corner" }));
+      for (let c = 0; c < n; c++) board.append(el("div", { class: "coord col", text: COLUMNS[c] }));
+      for (let r = 0; r < n; r++) {
+        board.append(el("div", { class: "coord row", text: String(r + 1) }));
+        const row = [];
+        for (let c = 0; c < n; c++) {
+          const cell = el("div", { class: "sq", "data-square": COLUMNS[c] + (r + 1) });
+          board.append(cell);
+          row.push(cell);
+        }
+        cells.push(row);
+      }
+      size = n;
+    }
+
+    function drawBoard(s) {
+      const rows = s.board || [];
+      if (rows.length !== size) buildBoard(rows.length);
+      const premiums = s.premiums || [];
+      const last = new Set(s.last_play || []);
+      const removal = new Set(s.removal || []);
+      const pendingTiles = (s.pending && s.pending.tiles) || {};
+      const doubtful = new Set((s.pending && s.pending.doubtful) || []);
+      for (let r = 0; r < rows.length; r++) {
+        for (let c = 0; c < rows.length; c++) {
+          const cell = cells[r][c];
+          const name = COLUMNS[c] + (r + 1);
+          const ch = rows[r][c];
+          const prem = PREMIUM[(premiums[r] || "")[c]];
+          let cls = "sq" + (prem ? " " + prem[0] : "");
+          cell.textContent = "";
+          if (ch !== ".") {
+            const blank = ch === ch.toLowerCase();
+            const letter = ch.toUpperCase();
+            const value = blank ? 0 : (s.values || {})[letter];
+            const tile = el("div", { class: "tile" + (blank ? " blank" : "") + (last.has(name) ? " last" : "") +
+                                          (removal.has(name) ? " removal" : "") },
+                            el("span", { class: "letter", text: letter }),
+                            el("span", { class: "value", text: blank ? "" : String(value ?? "") }));
+            cell.append(tile);
+            cls += " filled";
+          } else if (pendingTiles[name]) {
+            const t = pendingTiles[name];
+            cell.append(el("div", { class: "tile ghost" + (doubtful.has(name) ? " doubtful" : "") },
+                           el("span", { class: "letter", text: t === "?" ? "?" : t.toUpperCase() }),
+                           el("span", { class: "value", text: "" })));
+          } else if (prem) {
+            cell.append(el("span", { class: "prem", text: prem[1] }));
+          }
+          if (doubtful.has(name)) cls += " doubtful";
+          cell.className = cls;
+        }
+      }
+    }
+
+    buildBoard(15);
+    return { draw: drawBoard };
+  }
+
   // -- clocks and players -------------------------------------------------------------------
 
   function clockText(ms) {
@@ -269,9 +341,11 @@ const BP = (() => {
                       p.doubtful.map((sq, i) => `${opt[i]} on ${sq}`).join(", ")));
       }
       const form = el("form", { class: "row" });
-      const inputs = p.doubtful.map((sq) => el("input", { "aria-label": `blank on ${sq}`, placeholder: `blank on ${sq}`,
+      const inputs = p.doubtful.map((sq) => el("input", { "aria-label": `blank on ${sq}`, placeholder: "?",
                                                           maxlength: 1, class: "letter-input", "data-square": sq }));
-      form.append(...inputs, el("button", { type: "submit", text: "Set the blank" }));
+      form.append(el("span", { text: (p.options || []).length ? "or type it:" : "type it:" }));
+      inputs.forEach((input) => form.append(el("label", {}, input.dataset.square + " ", input)));
+      form.append(el("button", { type: "submit", text: "Set the blank" }));
       form.onsubmit = (ev) => {
         ev.preventDefault();
         const letters = {};
@@ -323,5 +397,5 @@ const BP = (() => {
   }
 
   return { $, el, api, act, toast, live, login, refreshSession, askPin, clockText, renderPlayers, tickClocks,
-           renderStatus, renderPending, csrf: () => csrf };
+           renderStatus, renderPending, board: makeBoard, csrf: () => csrf };
 })();

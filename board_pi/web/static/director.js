@@ -4,6 +4,7 @@
 (() => {
   const { $, el, act, api } = BP;
   let state = null, receivedAt = 0, session = null;
+  const board = BP.board($("board"));
 
   async function showSession() {
     try { session = await BP.refreshSession(); } catch (e) { return; }
@@ -165,6 +166,7 @@
     state = s; receivedAt = at;
     BP.renderPlayers($("players"), s, at);
     BP.renderStatus($("status"), s);
+    board.draw(s);
     const pendingKey = JSON.stringify(s.pending);
     if ($("pending").dataset.key !== pendingKey) {
       $("pending").dataset.key = pendingKey;
@@ -181,8 +183,16 @@
       if (s.players && s.players.length >= 2) { $("ng-p1").value ||= s.players[0].name; $("ng-p2").value ||= s.players[1].name; }
     }
     if (s.players && s.players.length && s.turn !== null && s.turn !== undefined) $("play-player").value = s.turn;
-    const last = s.moves && s.moves[s.moves.length - 1];
+    // The last play proper (not a pass, an exchange or a score adjustment).
+    const last = (s.moves || []).slice().reverse().find((m) => /^([A-Z]\d{1,2}|\d{1,2}[A-Z]) /.test(m.text));
     $("correct-text").placeholder = last ? `last play: ${last.text} — type it corrected` : "no play to correct";
+    // Start from the last play as written (with the board's tiles in brackets taken out), so a
+    // misread square or a blank's letter is one character to change.
+    const lastText = last ? last.text.replace(/\(([^)]*)\)/g, (m, inner) => ".".repeat(inner.length)) : "";
+    if (document.activeElement !== $("correct-text") && $("correct-text").dataset.from !== lastText) {
+      $("correct-text").value = lastText;
+      $("correct-text").dataset.from = lastText;
+    }
     $("gcg-link").hidden = !(s.players && s.players.length);
   }
 

@@ -54,6 +54,8 @@
     i.setSelectionRange(pos, pos);
   }));
   BP.refreshSession().catch(() => {});
+  BP.api("GET", "/api/lexicons").then((r) => { $("judge-lexicon").textContent = `Lexicon: ${r.current}`; })
+    .catch(() => {});
   document.getElementById("link").hidden = true;  // nothing live on this screen
   inputs[0].focus();
 })();
