@@ -19,13 +19,9 @@ The commented template (every setting, its default and what it does) ships in th
 
 from __future__ import annotations
 
-import base64
 import difflib
-import hashlib
-import hmac
 import os
 import re
-import secrets
 import tomllib
 from dataclasses import dataclass, field, fields
 from importlib import resources
@@ -507,35 +503,15 @@ def template_text() -> str:
 
 
 # --------------------------------------------------------------------------- the director's PIN
-# Stored as a salted scrypt hash, never the PIN: "scrypt$n$r$p$salt$hash" (base64 salt and hash).
+# Stored as a salted scrypt hash, never the PIN: "scrypt$n$r$p$salt$hash". One implementation,
+# the status page's (board_pi.web.auth, which needs no Flask), so a PIN set here works there and
+# a PIN set on the page can be kept here.
 
-_SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1  # 16 MiB, about 0.1 s on a Pi 4
-_PIN_HASH_RE = re.compile(r"^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$")
-MIN_PIN_LENGTH = 4
+from .web.auth import MIN_PIN as MIN_PIN_LENGTH  # noqa: E402
+from .web.auth import check_pin as verify_pin  # noqa: E402,F401  (part of this module's API)
+from .web.auth import hash_pin  # noqa: E402
 
-
-def hash_pin(pin: str) -> str:
-    """A salted scrypt hash of the director's PIN for ``web.director_pin_hash``."""
-    if len(pin) < MIN_PIN_LENGTH:
-        raise ValueError(f"the PIN must have at least {MIN_PIN_LENGTH} characters")
-    salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(pin.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32)
-    b64 = lambda b: base64.b64encode(b).decode("ascii")  # noqa: E731
-    return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${b64(salt)}${b64(digest)}"
-
-
-def verify_pin(pin: str, stored: str) -> bool:
-    """True when ``pin`` matches the stored hash (constant-time); False for no or a malformed hash."""
-    if not stored or not _PIN_HASH_RE.match(stored):
-        return False
-    _, n, r, p, salt, digest = stored.split("$")
-    try:
-        want = base64.b64decode(digest)
-        got = hashlib.scrypt(pin.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p),
-                             dklen=len(want), maxmem=256 * 1024 * 1024)
-    except (ValueError, MemoryError):
-        return False
-    return hmac.compare_digest(got, want)
+_PIN_HASH_RE = re.compile(r"^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_\-+/=]+\$[A-Za-z0-9_\-+/=]+$")
 
 
 def set_pin_in_text(text: str, pin_hash: str) -> str:

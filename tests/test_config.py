@@ -379,3 +379,14 @@ def test_gpio_defaults_are_the_clock_hardware_defaults() -> None:
     assert (c.player0_button, c.player1_button, c.pause_button, c.challenge_button, c.hold_button,
             c.player0_light, c.player1_light, c.green_light, c.red_light, c.buzzer) == \
         (g.player0, g.player1, g.pause, g.challenge, g.hold, g.light0, g.light1, g.green, g.red, g.buzzer)
+
+
+def test_a_pin_set_by_the_command_opens_the_status_page_and_back() -> None:
+    """One hash format: the configuration's PIN works on the page, the page's PIN passes the check."""
+    from board_pi.web import auth
+
+    assert auth.check_pin("2468", hash_pin("2468"))
+    page_hash = auth.hash_pin("1357")
+    assert verify_pin("1357", page_hash)
+    cfg = parse_config(set_pin_in_text("[web]\nport = 9001\n", page_hash))
+    assert cfg.web.director_pin_hash == page_hash

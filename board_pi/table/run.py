@@ -154,7 +154,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         from ..web import serve
         server = serve(table, host=cfg.web.host, port=args.port if args.port is not None else cfg.web.port,
-                       pin_hash=cfg.web.director_pin_hash or None)
+                       pin_hash=cfg.web.director_pin_hash or None, secret_key=_secret_key(data),
+                       on_pin_set=lambda h: _keep_pin(cfg, h))
         print(f"board-pi: status page on http://{cfg.web.host}:{server.port}/", flush=True)
     except ImportError as e:
         print(f"board-pi: the status page is not installed ({e})", flush=True)
@@ -197,4 +198,49 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _write_json(path: Path, value: Any) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(value))
+    tmp.replace(path)
+
+
+def _secret_key(data: Path) -> bytes:
+    """The key that signs the page's session cookies, kept so directors stay logged in across
+    restarts (a new key would log everyone out)."""
+    import os
+
+    path = data / "session.key"
+    try:
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+    except OSError:
+        pass
+    key = os.urandom(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(key)
+    return key
+
+
+def _keep_pin(cfg: Any, pin_hash: str) -> None:
+    """A PIN set on the page on first start goes into the configuration file, hashed."""
+    from ..config import set_pin_in_text
+
+    if cfg.source is None:
+        print("board-pi: the director's PIN was set on the page; no configuration file to keep it in",
+              flush=True)
+        return
+    path = Path(cfg.source)
+    try:
+        _write_text(path, set_pin_in_text(path.read_text(encoding="utf-8"), pin_hash))
+    except OSError as e:  # the page then refuses the new PIN rather than lose it at the restart
+        raise RuntimeError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _write_text(path: Path, text: str) -> None:
+    import os
+    import stat
+
+    mode = stat.S_IMODE(path.stat().st_mode)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.chmod(tmp, mode)
     tmp.replace(path)
