@@ -54,8 +54,7 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     archive = GameArchive(data / "games")
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
                   settings=Settings(lexicon=cfg.game.lexicon), outputs=backend,
-                  on_finished=lambda gcg, meta: archive.save(gcg, meta))
-    table.archive = archive  # the status page lists finished games from here
+                  on_finished=lambda gcg, meta: archive.save(gcg, meta), archive=archive)
     if not table.resume():
         c = cfg.clock
         control = TimeControl(minutes=c.minutes, overtime_penalty=c.overtime_penalty,

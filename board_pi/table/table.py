@@ -96,7 +96,7 @@ class Table:
                  time_source: Callable[[], float] = time.monotonic,
                  wall_time: Callable[[], float] = time.time,
                  outputs: Any | None = None, on_finished: Callable[[str, dict[str, Any]], Any] | None = None,
-                 bus: EventBus | None = None) -> None:
+                 bus: EventBus | None = None, archive: Any | None = None) -> None:
         self.journal = journal
         self.judge = judge
         self.camera = camera
@@ -108,6 +108,7 @@ class Table:
         self._controller: ClockController | None = None
         self.on_finished = on_finished  # called with the GCG text and meta of each finished game
         self.bus = bus or EventBus()
+        self.archive = archive  # finished games kept as GCG files (table.archive.GameArchive)
         self._lock = threading.RLock()
         self.game: Game | None = None
         self.clock: GameClock | None = None

@@ -297,7 +297,21 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
 
     @app.get("/api/games")
     def api_games() -> Response:
-        return jsonify({"games": table.journal.games(), "current": table.game_id})
+        archive = table.archive.list() if table.archive is not None else []
+        return jsonify({"games": table.journal.games(), "current": table.game_id, "archive": archive})
+
+    @app.get("/api/archive/<game_id>.gcg")
+    def api_archive_gcg(game_id: str) -> Response:
+        """A finished game's record from the archive (never overwritten)."""
+        if table.archive is None:
+            raise ApiError(404, "this table keeps no archive of finished games")
+        try:
+            text = table.archive.get(game_id)
+        except KeyError:
+            raise ApiError(404, f"no finished game {game_id!r}") from None
+        resp = Response(text, mimetype="text/plain; charset=utf-8")
+        resp.headers["Content-Disposition"] = f'attachment; filename="{game_id}.gcg"'
+        return resp
 
     @app.get("/api/lexicons")
     def api_lexicons() -> Response:

@@ -141,6 +141,13 @@
         list.append(el("li", { text: `#${g.id} ${g.players.join(" v ")} — ${new Date(g.created * 1000).toLocaleString()}` +
                                      (g.finished ? "" : " (unfinished)") + (g.id === r.current ? " ← this game" : "") }));
       }
+      for (const a of (r.archive || []).slice(0, 50)) {
+        const who = (a.players || []).join(" v ");
+        const scores = (a.scores || []).join("–");
+        list.append(el("li", {}, el("a", { href: `/api/archive/${encodeURIComponent(a.id)}.gcg`,
+                                           text: `${a.file}`, download: `${a.id}.gcg` }),
+                       document.createTextNode(` ${who} ${scores}`)));
+      }
     } catch (e) { /* shown again on the next refresh */ }
   }
 
