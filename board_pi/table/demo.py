@@ -61,35 +61,61 @@ class VirtualTime:
 
 
 class ScriptedCamera:
-    """A camera over the demo's board: renders the physical board, with a hand in some frames."""
+    """A camera over the demo's board: renders the physical board, with a hand in some frames.
+
+    Frames of one board state share the camera's pose and light (a fixed camera over a board at
+    rest) and differ by sensor noise; a hand over the board changes everything it covers.
+    """
 
     def __init__(self, seed: int, size: tuple[int, int] = (1280, 960)) -> None:
         import numpy as np
 
         from ..vision.render import random_style
 
-        self.rows = ["." * 15] * 15
+        self._rows = ["." * 15] * 15
         self.seed = seed
         self.size = size
         self.style = random_style(np.random.default_rng(seed))
+        self.state = 0  # which board state is on the table (a new one after each change)
         self.frame_no = 0
         self.hand_frames = 0
         self.last_corners: Any = None
         self.render_seconds = 0.0
+        self._cache: tuple[int, Any] | None = None
+
+    @property
+    def rows(self) -> list[str]:
+        return list(self._rows)
+
+    @rows.setter
+    def rows(self, rows: list[str]) -> None:
+        if list(rows) != self._rows:
+            self._rows = list(rows)
+            self.state += 1
 
     def read(self) -> Any:
+        import numpy as np
+
         from ..vision.render import render_board
 
         self.frame_no += 1
-        hand = self.hand_frames > 0
-        if hand:
-            self.hand_frames -= 1
         t = time.perf_counter()
-        r = render_board(self.rows, seed=self.seed * 100003 + self.frame_no, size=self.size,
-                         hand=hand, tilt=15.0, style=self.style)
+        if self.hand_frames > 0:
+            self.hand_frames -= 1
+            r = render_board(self._rows, seed=self.seed * 100003 + self.frame_no, size=self.size,
+                             hand=True, tilt=15.0, style=self.style)
+            image = r.image
+        else:
+            if self._cache is None or self._cache[0] != self.state:
+                r = render_board(self._rows, seed=self.seed * 1009 + self.state, size=self.size,
+                                 hand=False, tilt=15.0, style=self.style)
+                self._cache = (self.state, r)
+            r = self._cache[1]
+            noise = np.random.default_rng(self.frame_no).normal(0, 2.0, r.image.shape)
+            image = np.clip(r.image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
         self.render_seconds += time.perf_counter() - t
         self.last_corners = r.corners
-        return r.image
+        return image
 
 
 @dataclass
@@ -282,7 +308,7 @@ def _act_play(table: Table, shadow: Game, camera: ScriptedCamera, clock_time: Vi
         out = table.set_blanks(letters)
         blank_asked = True
         say(f"{'':>14}  the players say the blank is {', '.join(f'{v} on {k}' for k, v in letters.items())}")
-    dt = time.perf_counter() - t - table.timings.get("settle", 0.0)
+    dt = table.timings.get("read", 0.0) + time.perf_counter() - t - table.timings.get("settle", 0.0)
     game = table.game
     assert game is not None
     lp = game.state.last_play

@@ -246,7 +246,9 @@ class Table:
             if frame is None:
                 why = "the camera gave no picture"
                 break
+            t = time.perf_counter()
             reading = self.reader.read(frame)
+            self.timings["read"] = time.perf_counter() - t
             if reading is None:
                 why = "the board is not in view (a hand or arm over it?)"
                 previous, agree = None, 1
@@ -306,7 +308,8 @@ class Table:
             change = compare(s.board, reading, self.settings.doubt_below)
             change = self._ignore_withdrawn(change)
             result = self._turn_from_change(player, change, at)
-            self.timings = {"settle": t1 - t0, "decide": time.perf_counter() - t1}
+            # From the board being still (the last frame read) to the score: read it, decide.
+            self.timings.update(settle=t1 - t0, decide=time.perf_counter() - t1)
             return result
 
     def _switch(self, player: int, at: float, out_play: bool) -> bool:
