@@ -90,7 +90,10 @@ def parse_corners(text: str) -> np.ndarray:
 def check_corners(c: np.ndarray) -> None:
     """Raise :class:`ReadError` unless the corners make a convex quadrilateral of some size."""
     c = np.asarray(c, np.float64).reshape(4, 2)
-    cross = [np.cross(c[(i + 1) % 4] - c[i], c[(i + 2) % 4] - c[(i + 1) % 4]) for i in range(4)]
+    def turn(a: np.ndarray, b: np.ndarray) -> float:  # z of the cross product of two edges
+        return float(a[0] * b[1] - a[1] * b[0])
+
+    cross = [turn(c[(i + 1) % 4] - c[i], c[(i + 2) % 4] - c[(i + 1) % 4]) for i in range(4)]
     if not (all(x > 0 for x in cross) or all(x < 0 for x in cross)):
         raise ReadError("the corners do not make a convex quadrilateral (give TL, TR, BR, BL)")
     if abs(cv2.contourArea(c.astype(np.float32))) < (N * 4) ** 2:

@@ -197,13 +197,19 @@ def _star(canvas: np.ndarray, x: int, y: int, px: int, color: tuple[int, int, in
     cv2.fillPoly(canvas, [np.int32(pts)], color, cv2.LINE_AA)
 
 
+@functools.lru_cache(maxsize=64)
+def _grid(side: int) -> tuple[np.ndarray, np.ndarray]:
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+    return yy, xx
+
+
 def _tile_sprite(rng: np.random.Generator, style: Style, tile: str, side: int) -> np.ndarray:
     """One tile's top face, BGR float32, ``side`` pixels square."""
     base = np.array(style.tile, np.float32) + rng.normal(0, 6, 3)
     img = np.empty((side, side, 3), np.float32)
     img[:] = base
     if style.tile_kind == "wood":  # grain: wavy stripes along one axis
-        yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+        yy, xx = _grid(side)
         ang = rng.uniform(0, math.pi)
         u = xx * math.cos(ang) + yy * math.sin(ang)
         v = -xx * math.sin(ang) + yy * math.cos(ang)
