@@ -278,7 +278,7 @@ def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None
 
     # Tiles stand a few millimetres high: seen at an angle their top face shifts from their base
     # and one or two sides show, darker. Every tile of a board shows the same way.
-    lift = rng.uniform(0.0, 0.16) * px
+    lift = rng.uniform(0.04, 0.16) * px  # never zero: a real tile always shows an edge
     lift_dir = rng.uniform(0, 2 * math.pi) if rng.random() < 0.5 else rng.normal(-math.pi / 2, 0.5)
     ldx, ldy = lift * math.cos(lift_dir), lift * math.sin(lift_dir)
     shadow = np.zeros(canvas.shape[:2], np.float32)
@@ -299,7 +299,7 @@ def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None
             cv2.fillPoly(shadow, [np.int32(cv2.boxPoints(rect))], 1.0)
     if tiles:
         k = max(3, int(px * 0.15) | 1)
-        shadow = cv2.GaussianBlur(shadow, (k, k), 0) * rng.uniform(0.15, 0.45)
+        shadow = cv2.GaussianBlur(shadow, (k, k), 0) * rng.uniform(0.2, 0.45)
         canvas = (canvas.astype(np.float32) * (1 - shadow[..., None])).astype(np.uint8)
     side_color_scale = rng.uniform(0.55, 0.8)
     for cx, cy, sprite, ang in tiles:

@@ -128,10 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boards", type=int, default=700, help="synthetic training boards")
     ap.add_argument("--val-boards", type=int, default=40, help="held-out synthetic boards")
     ap.add_argument("--real-variants", type=int, default=40, help="re-cuts of each real training photo")
-    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--out", default=str(MODEL_PATH))
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--save-torch", metavar="FILE", help="also save the torch weights here (not committed)")
     ap.add_argument("--cache", help="keep the generated patches in this .npz file and reuse them")
     args = ap.parse_args(argv)
 
@@ -196,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
               f"({time.time() - t0:.0f}s)", flush=True)
 
     model.eval()
+    if args.save_torch:
+        torch.save(model.state_dict(), args.save_torch)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     dummy = torch.zeros(1, 3, PATCH, PATCH)
