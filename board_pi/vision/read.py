@@ -139,7 +139,7 @@ class Profile:
 class Reader:
     """Classifies squares with the ONNX tile model; optionally adapted to an enrolled tile set."""
 
-    KNN_WEIGHT = 0.7  # how far an enrolled profile's nearest neighbours override the network
+    KNN_WEIGHT = 0.5  # how far an enrolled profile's nearest neighbours override the network
     KNN_TEMPERATURE = 0.05
 
     def __init__(self, model_path: str | Path = MODEL_PATH, profile: Profile | None = None) -> None:
