@@ -29,5 +29,15 @@ test: $(STAMP)-test
 bench: $(STAMP)-test
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
+# The tile model: training needs torch (CPU build) and the Debian fonts the tiles are rendered in;
+# neither is needed to run or test board-pi, which reads the committed ONNX file with OpenCV.
+TRAIN_FONTS := fonts-dejavu fonts-liberation fonts-freefont-ttf fonts-noto-core fonts-urw-base35
+model: $(STAMP)-run
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		dpkg -s $(TRAIN_FONTS) >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq $(TRAIN_FONTS)); \
+	else echo "note: install the fonts for training: sudo apt-get install $(TRAIN_FONTS)"; fi
+	$(PY) -m pip install --quiet torch==2.13.0 onnx
+	$(PY) -W ignore -m board_pi.vision.train
+
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -106,6 +106,22 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--no-markers", action="store_true", help="ignore ArUco markers in the frame")
     cal.add_argument("--print-markers", metavar="DIR", help="write the four ArUco marker images to DIR, to print")
     cal.set_defaults(handler=_lazy("board_pi.vision.calibration", "cmd_calibrate"))
+
+
+    rd = sub.add_parser("read", help="read the tiles on a board from a photo")
+    rd.add_argument("image", metavar="IMAGE")
+    rd.add_argument("--corners", metavar="X1,Y1,X2,Y2,X3,Y3,X4,Y4",
+                    help="outer corners of the playing grid (TL, TR, BR, BL as the board is seen upright)")
+    rd.add_argument("--json", action="store_true", help="print one JSON object: grid, confidence, corners")
+    rd.add_argument("--profile", metavar="FILE", help="an enrolled tile profile (board-pi enrol)")
+    rd.set_defaults(handler=_lazy("board_pi.vision.read", "cmd_read"))
+
+    en = sub.add_parser("enrol", help="teach the reader your own tiles from a photo of the printed layout")
+    en.add_argument("image", metavar="IMAGE", nargs="?", help="photo of your tiles laid out as --layout shows")
+    en.add_argument("--layout", action="store_true", help="print the layout to lay your tiles out in")
+    en.add_argument("--corners", metavar="X1,Y1,X2,Y2,X3,Y3,X4,Y4", help="outer corners of the playing grid")
+    en.add_argument("--out", metavar="FILE", help="where to store the profile (default calibration/tiles.npz)")
+    en.set_defaults(handler=_lazy("board_pi.vision.enrol", "cmd_enrol"))
     return p
 
 

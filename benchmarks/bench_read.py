@@ -1,0 +1,148 @@
+"""Reading the squares: accuracy on held-out synthetic boards and real photos, time and memory.
+
+Prints, against issue 4's targets:
+- held-out synthetic boards (1280x960, read through their true corners): per-square accuracy
+  (target 99.9%), per-letter accuracy (99.5%), empty squares read as tiles;
+- the real photos with their corners (target 99.5% of squares), ``eval_board`` (never trained or
+  tuned on) on its own;
+- time per 1280x960 frame for finding the board plus reading all 225 squares (target 250 ms) and
+  plus reading only a play's worth of changed squares (target 60 ms);
+- peak memory of this process (target 200 MB).
+
+Usage: ``python benchmarks/bench_read.py [--boards 40]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from board_pi.vision.evaluate import evaluate_real, evaluate_synthetic, game_like_rows  # noqa: E402
+from board_pi.vision.read import Reader  # noqa: E402
+from board_pi.vision.render import render_board  # noqa: E402
+
+REAL = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.2f}%"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", type=int, default=40, help="held-out synthetic boards")
+    ap.add_argument("--repeats", type=int, default=20, help="timed frames")
+    args = ap.parse_args()
+    reader = Reader()
+
+    syn = evaluate_synthetic(reader, range(30_000_000, 30_000_000 + args.boards))
+    print(f"synthetic, {args.boards} held-out boards, {syn['squares']} squares not under a hand:")
+    print(f"  squares right      {pct(syn['square_accuracy'])}   (target 99.9%)")
+    print(f"  letters right      {pct(syn['letter_accuracy'])}   (target 99.5%) of {syn['tiles']} tiles")
+    print(f"  empty read as tile {syn['empty_read_as_tile']} of {syn['empties']}")
+    if syn["errors"]:
+        print("  e.g. " + ", ".join(syn["errors"][:8]))
+
+    if REAL.is_dir():
+        real = evaluate_real(reader, REAL)
+        print("real photos with their corners (target 99.5% of squares):")
+        for name, f in real.items():
+            note = {"eval_board": "  <- held out: never trained or tuned on",
+                    "training_photos": "  <- boards 001-003 together (used in training)"}.get(name, "")
+            print(f"  {name:16s} squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])}  "
+                  f"empty->tile {f['empty_read_as_tile']}{note}")
+            if name == "eval_board" and f["errors"]:
+                print("    errors: " + ", ".join(f["errors"]))
+    else:
+        print(f"real photos: {REAL} not present, skipped")
+
+    try:
+        from board_pi.vision.locate import find_board  # the board finder (issue 4, another branch)
+    except ImportError:
+        find_board = None
+    frames = []
+    for k in range(args.repeats):
+        rows = game_like_rows(np.random.default_rng(40_000_000 + k))
+        frames.append(render_board(rows, seed=40_000_000 + k))
+    changed = [(7, 3), (7, 4), (7, 5), (7, 6), (7, 7), (7, 8), (7, 9)]
+    full_t, part_t, find_t = [], [], []
+    reader.read(frames[0].image, frames[0].corners)  # warm up
+    for fr in frames:
+        t0 = time.perf_counter()
+        corners = fr.corners
+        if find_board is not None:
+            loc = find_board(fr.image)
+            corners = loc.corners if loc is not None else fr.corners
+        t1 = time.perf_counter()
+        reader.read(fr.image, corners)
+        t2 = time.perf_counter()
+        reader.read(fr.image, corners, squares=changed)
+        t3 = time.perf_counter()
+        find_t.append(t1 - t0)
+        full_t.append(t2 - t0)
+        part_t.append(t3 - t2 + (t1 - t0))
+    ms = lambda xs: f"{1000 * statistics.median(xs):.0f} ms (median of {len(xs)})"  # noqa: E731
+    how = "finding the board + " if find_board is not None else "(no board finder on this branch: corners given) "
+    print(f"time per 1280x960 frame, {how}reading:")
+    if find_board is not None:
+        print(f"  finding the board  {ms(find_t)}")
+    print(f"  all 225 squares    {ms(full_t)}   (target 250 ms)")
+    print(f"  7 changed squares  {ms(part_t)}   (target 60 ms)")
+    # memory as the table would use it: a fresh process that only reads frames (this one also holds
+    # the renderer, 20 frames and the 2500-pixel real photos)
+    with tempfile.TemporaryDirectory() as tmp:
+        frame = Path(tmp) / "frame.png"
+        cv2.imwrite(str(frame), frames[0].image)
+        corners = ",".join(f"{v:.2f}" for v in frames[0].corners.reshape(-1))
+        child = subprocess.run([sys.executable, __file__, "--memory-child", str(frame), corners],
+                               capture_output=True, text=True, check=True)
+    print(f"peak memory of a process reading 1280x960 frames {float(child.stdout):.0f} MB   (target 200 MB)")
+    return 0
+
+
+def memory_child(frame: str, corners: str) -> int:
+    """Read one frame ten times (finding the board when a finder exists); print peak RSS in MB."""
+    from board_pi.vision.read import load_image, parse_corners
+
+    image = load_image(frame)
+    c = parse_corners(corners)
+    reader = Reader()
+    try:
+        from board_pi.vision.locate import find_board
+    except ImportError:
+        find_board = None
+    for _ in range(10):
+        loc = find_board(image) if find_board is not None else None
+        reader.read(image, loc.corners if loc is not None else c)
+    print(peak_mb())
+    return 0
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory. VmHWM, not ru_maxrss: the latter survives exec, so a child
+    started from this big benchmark would report the parent's peak."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--memory-child":
+        raise SystemExit(memory_child(sys.argv[2], sys.argv[3]))
+    raise SystemExit(main())

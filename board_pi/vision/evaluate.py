@@ -1,0 +1,103 @@
+"""Accuracy figures for the square reader, on held-out synthetic boards and on real photos.
+
+Used by the training script (figures recorded in the recipe) and by ``benchmarks/bench_read.py``.
+A blank played as a letter is written in lower case in the truth; the reader says ``?`` for it
+(a blank carries no letter), which counts as right.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from board_pi.vision.read import N, Reader, label_of, CLASSES
+from board_pi.vision.render import random_rows, render_board
+
+
+@dataclass
+class Tally:
+    """Counts of squares read right and wrong."""
+
+    squares: int = 0
+    squares_right: int = 0
+    tiles: int = 0
+    tiles_right: int = 0
+    empties: int = 0
+    empties_as_tiles: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, truth: Sequence[str], grid: Sequence[str], skip: np.ndarray | None = None, tag: str = "") -> None:
+        for r in range(N):
+            for c in range(N):
+                if skip is not None and skip[r, c]:
+                    continue
+                want = CLASSES[label_of(truth[r][c])]
+                got = grid[r][c]
+                self.squares += 1
+                self.squares_right += want == got
+                if want == ".":
+                    self.empties += 1
+                    self.empties_as_tiles += got != "."
+                else:
+                    self.tiles += 1
+                    self.tiles_right += want == got
+                if want != got and len(self.errors) < 40:
+                    self.errors.append(f"{tag}{'ABCDEFGHIJKLMNO'[c]}{r + 1}: {want}->{got}")
+
+    def figures(self) -> dict:
+        return {
+            "squares": self.squares,
+            "square_accuracy": round(self.squares_right / max(self.squares, 1), 5),
+            "tiles": self.tiles,
+            "letter_accuracy": round(self.tiles_right / max(self.tiles, 1), 5),
+            "empties": self.empties,
+            "empty_read_as_tile": self.empties_as_tiles,
+            "errors": self.errors[:12],
+        }
+
+
+def game_like_rows(rng: np.random.Generator) -> list[str]:
+    """A held-out board state: 20-45% of squares covered, as in the middle and end of a game."""
+    return random_rows(rng, density=float(rng.uniform(0.2, 0.45)))
+
+
+def evaluate_synthetic(reader: Reader, seeds: Iterable[int], size: tuple[int, int] = (1280, 960)) -> dict:
+    """Figures on rendered boards read through their true corners; squares under a hand skipped."""
+    t = Tally()
+    for seed in seeds:
+        rows = game_like_rows(np.random.default_rng(seed))
+        r = render_board(rows, seed=seed, size=size)
+        t.add(rows, reader.read(r.image, r.corners).grid, r.occluded, tag=f"#{seed} ")
+    return t.figures()
+
+
+def real_boards(folder: Path) -> list[tuple[str, Path, list[str], np.ndarray]]:
+    """(name, image, truth rows, corners) for each labelled photo in ``folder``."""
+    out = []
+    for img in sorted(folder.glob("*.jpeg")):
+        name = img.stem
+        truth = (folder / f"{name}.txt").read_text().split()
+        corners = np.float32(json.loads((folder / f"{name}.corners.json").read_text())["corners"])
+        out.append((name, img, truth, corners))
+    return out
+
+
+def evaluate_real(reader: Reader, folder: Path) -> dict:
+    """Per-photo figures, the training photos together, and ``eval_board`` on its own."""
+    import cv2
+
+    result: dict = {}
+    train = Tally()
+    for name, img, truth, corners in real_boards(folder):
+        t = Tally()
+        grid = reader.read(cv2.imread(str(img)), corners).grid
+        t.add(truth, grid, tag=f"{name} ")
+        if name != "eval_board":
+            train.add(truth, grid, tag=f"{name} ")
+        result[name] = t.figures()
+    result["training_photos"] = train.figures()
+    return result

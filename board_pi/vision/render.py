@@ -1,0 +1,502 @@
+"""The synthetic board renderer: a board state in, a photo-like camera frame out.
+
+It serves training (volume), tests (known truth) and the table's demo (a camera stand-in). A board
+state is 15 strings of ``.`` (empty), ``A``-``Z`` (a lettered tile) or a lower-case letter (a blank
+played as that letter: drawn as a blank tile, since a blank carries no letter).
+
+The world is modelled on real photos of real boards: wooden or ivory tiles with a black letter and
+a small point value at the bottom right, raised tiles seen slightly from the side, premium squares
+coloured and labelled, grid lines white, grey or black; then a camera pose, uneven light, glare,
+shadows, a hand or arm, blur, noise and JPEG artefacts.
+
+>>> r = render_board(["." * 15] * 7 + [".......CAT....."] + ["." * 15] * 7, seed=1, size=(640, 480))
+>>> r.image.shape, r.corners.shape
+((480, 640, 3), (4, 2))
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from board_pi.rules.board import STANDARD, Premium, Square
+from board_pi.rules.tiles import ENGLISH
+
+N = 15
+PX = 56  # pixels per square on the flat board drawn before the camera projection
+
+# Debian font packages (fonts-dejavu, fonts-liberation, fonts-freefont-ttf, fonts-urw-base35,
+# fonts-noto-core). Whichever are installed are used; Pillow's built-in font is always there, so
+# rendering never needs a font package (tests run without them).
+FONT_CANDIDATES = (
+    "truetype/dejavu/DejaVuSans.ttf",
+    "truetype/dejavu/DejaVuSans-Bold.ttf",
+    "truetype/dejavu/DejaVuSerif.ttf",
+    "truetype/liberation/LiberationSans-Regular.ttf",
+    "truetype/liberation/LiberationSans-Bold.ttf",
+    "truetype/liberation/LiberationSerif-Regular.ttf",
+    "truetype/liberation/LiberationSansNarrow-Regular.ttf",
+    "truetype/freefont/FreeSans.ttf",
+    "truetype/freefont/FreeSansBold.ttf",
+    "truetype/freefont/FreeSerif.ttf",
+    "truetype/noto/NotoSans-Regular.ttf",
+    "truetype/noto/NotoSans-Bold.ttf",
+    "opentype/urw-base35/NimbusSans-Regular.otf",
+    "opentype/urw-base35/NimbusSans-Bold.otf",
+    "opentype/urw-base35/URWGothic-Book.otf",
+    "opentype/urw-base35/URWGothic-Demi.otf",
+    "opentype/urw-base35/C059-Roman.otf",
+    "opentype/urw-base35/P052-Roman.otf",
+)
+BUILTIN = "<builtin>"
+
+
+@functools.cache
+def available_fonts() -> tuple[str, ...]:
+    """Font files found on this machine, plus Pillow's built-in font (always last)."""
+    found = [str(Path("/usr/share/fonts") / c) for c in FONT_CANDIDATES if (Path("/usr/share/fonts") / c).is_file()]
+    return tuple(found) + (BUILTIN,)
+
+
+@functools.lru_cache(maxsize=512)
+def _font(path: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    if path == BUILTIN:
+        return ImageFont.load_default(size=size)
+    return ImageFont.truetype(path, size)
+
+
+@functools.lru_cache(maxsize=8192)
+def _glyph(path: str, text: str, height: int) -> np.ndarray:
+    """A text mask (float32 0..1), cropped to the ink, scaled so capitals are ``height`` px tall."""
+    font = _font(path, max(6, int(height * 1.45)))
+    l, t, r, b = font.getbbox(text)
+    img = Image.new("L", (r - l + 4, b - t + 4), 0)
+    ImageDraw.Draw(img).text((2 - l, 2 - t), text, fill=255, font=font)
+    m = np.asarray(img, np.float32) / 255.0
+    ys, xs = np.nonzero(m > 0.05)
+    if len(ys) == 0:
+        return np.zeros((1, 1), np.float32)
+    m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    if text.isalpha() or text.isdigit():  # glyph heights differ by font: normalise the ink height
+        scale = height / m.shape[0]
+        w = max(1, int(round(m.shape[1] * scale)))
+        m = cv2.resize(m, (w, height), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    return m
+
+
+def _paste(dst: np.ndarray, mask: np.ndarray, color: np.ndarray, x: int, y: int) -> None:
+    """Blend ``color`` into ``dst`` through ``mask`` with its top-left at (x, y), clipped."""
+    h, w = mask.shape[:2]
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, dst.shape[1]), min(y + h, dst.shape[0])
+    if x0 >= x1 or y0 >= y1:
+        return
+    m = mask[y0 - y:y1 - y, x0 - x:x1 - x]
+    if m.ndim == 2:
+        m = m[..., None]
+    region = dst[y0:y1, x0:x1].astype(np.float32)
+    c = color if color.ndim == 1 else color[y0 - y:y1 - y, x0 - x:x1 - x]
+    dst[y0:y1, x0:x1] = (region * (1 - m) + c * m).clip(0, 255).astype(np.uint8)
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one board edition and tile set look (colours are BGR)."""
+
+    square: tuple[int, int, int]
+    line: tuple[int, int, int]
+    line_width: float  # fraction of a square
+    premium: dict[Premium, tuple[int, int, int]]
+    label_color: tuple[int, int, int]
+    label_kind: str  # "words", "short" or "none"
+    frame: tuple[int, int, int]
+    tile: tuple[int, int, int]
+    tile_kind: str  # "wood", "plain"
+    ink: tuple[int, int, int]
+    letter_font: str
+    value_font: str
+    label_font: str
+    letter_height: float  # fraction of the tile side
+    tile_size: float  # fraction of a square
+    show_values: bool
+
+
+# Premium colours of editions seen in photos: the classic one (red, pink, dark blue, light blue),
+# a modern one (orange, red, green, blue) and a muted dark one, then random palettes.
+_PALETTES = (
+    {Premium.TRIPLE_WORD: (60, 55, 200), Premium.DOUBLE_WORD: (175, 170, 240),
+     Premium.TRIPLE_LETTER: (200, 125, 40), Premium.DOUBLE_LETTER: (235, 205, 160)},
+    {Premium.TRIPLE_WORD: (40, 130, 240), Premium.DOUBLE_WORD: (50, 40, 200),
+     Premium.TRIPLE_LETTER: (70, 185, 120), Premium.DOUBLE_LETTER: (195, 125, 30)},
+    {Premium.TRIPLE_WORD: (55, 55, 150), Premium.DOUBLE_WORD: (150, 150, 210),
+     Premium.TRIPLE_LETTER: (95, 80, 60), Premium.DOUBLE_LETTER: (170, 150, 130)},
+)
+_WOODS = ((120, 170, 215), (100, 150, 200), (140, 185, 225), (90, 130, 180), (155, 195, 228))
+_PLAINS = ((205, 228, 238), (225, 232, 236), (185, 215, 230), (200, 200, 200), (60, 60, 60))
+
+
+def random_style(rng: np.random.Generator) -> Style:
+    """A random board edition and tile set."""
+    fonts = available_fonts()
+    j = lambda c, s=12: tuple(int(v) for v in np.clip(np.array(c) + rng.normal(0, s, 3), 0, 255))  # noqa: E731
+    if rng.random() < 0.75:
+        pal = {k: j(v, 15) for k, v in _PALETTES[rng.integers(len(_PALETTES))].items()}
+    else:
+        hues = rng.permutation(180)[:4]
+        pal = {}
+        for p, h in zip((Premium.TRIPLE_WORD, Premium.DOUBLE_WORD, Premium.TRIPLE_LETTER, Premium.DOUBLE_LETTER), hues):
+            hsv = np.uint8([[[h, rng.integers(60, 230), rng.integers(120, 240)]]])
+            pal[p] = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    square = j(((190, 215, 225), (235, 238, 240), (200, 225, 235), (175, 200, 210))[rng.integers(4)], 10)
+    line = j(((245, 245, 245), (140, 140, 140), (30, 30, 30), (200, 210, 215))[rng.integers(4)], 10)
+    wood = rng.random() < 0.7
+    tile = j(_WOODS[rng.integers(len(_WOODS))] if wood else _PLAINS[rng.integers(len(_PLAINS))], 10)
+    dark_tile = sum(tile) < 300
+    ink = (235, 235, 235) if dark_tile else j((25, 25, 30), 10)
+    return Style(
+        square=square, line=line, line_width=float(rng.uniform(0.03, 0.14)), premium=pal,
+        label_color=(245, 245, 245) if rng.random() < 0.4 else (40, 40, 40),
+        label_kind=("words", "short", "none")[rng.choice(3, p=[0.7, 0.2, 0.1])],
+        frame=j(((40, 40, 170), (60, 100, 140), (30, 30, 30), (200, 200, 200))[rng.integers(4)], 20),
+        tile=tile, tile_kind="wood" if wood else "plain", ink=ink,
+        letter_font=fonts[rng.integers(len(fonts))], value_font=fonts[rng.integers(len(fonts))],
+        label_font=fonts[rng.integers(len(fonts))], letter_height=float(rng.uniform(0.42, 0.6)),
+        tile_size=float(rng.uniform(0.84, 0.97)), show_values=bool(rng.random() < 0.93),
+    )
+
+
+_LABELS = {Premium.TRIPLE_WORD: ("TRIPLE", "WORD", "TW"), Premium.DOUBLE_WORD: ("DOUBLE", "WORD", "DW"),
+           Premium.TRIPLE_LETTER: ("TRIPLE", "LETTER", "TL"), Premium.DOUBLE_LETTER: ("DOUBLE", "LETTER", "DL")}
+
+
+def _draw_square_label(canvas: np.ndarray, style: Style, prem: Premium, x: int, y: int, px: int) -> None:
+    col = np.array(style.label_color, np.float32)
+    if style.label_kind == "words":
+        lines = [_glyph(style.label_font, w, max(4, px // 9)) for w in (*_LABELS[prem][:2], "SCORE")]
+        lines = [cv2.resize(m, (min(m.shape[1], int(px * 0.8)), m.shape[0])) for m in lines]
+        total = sum(m.shape[0] for m in lines) + 2 * (px // 12)
+        yy = y + (px - total) // 2
+        for m in lines:
+            _paste(canvas, m, col, x + (px - m.shape[1]) // 2, yy)
+            yy += m.shape[0] + px // 12
+    elif style.label_kind == "short":
+        m = _glyph(style.label_font, _LABELS[prem][2], px // 4)
+        _paste(canvas, m, col, x + (px - m.shape[1]) // 2, y + (px - m.shape[0]) // 2)
+
+
+def _star(canvas: np.ndarray, x: int, y: int, px: int, color: tuple[int, int, int]) -> None:
+    c = np.array([x + px / 2, y + px / 2])
+    pts = [c + (px * (0.38 if i % 2 == 0 else 0.16)) * np.array([math.sin(i * math.pi / 5), -math.cos(i * math.pi / 5)])
+           for i in range(10)]
+    cv2.fillPoly(canvas, [np.int32(pts)], color, cv2.LINE_AA)
+
+
+@functools.lru_cache(maxsize=64)
+def _grid(side: int) -> tuple[np.ndarray, np.ndarray]:
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32)
+    return yy, xx
+
+
+def _tile_sprite(rng: np.random.Generator, style: Style, tile: str, side: int) -> np.ndarray:
+    """One tile's top face, BGR float32, ``side`` pixels square."""
+    base = np.array(style.tile, np.float32) + rng.normal(0, 6, 3)
+    img = np.empty((side, side, 3), np.float32)
+    img[:] = base
+    if style.tile_kind == "wood":  # grain: wavy stripes along one axis
+        yy, xx = _grid(side)
+        ang = rng.uniform(0, math.pi)
+        u = xx * math.cos(ang) + yy * math.sin(ang)
+        v = -xx * math.sin(ang) + yy * math.cos(ang)
+        f = rng.uniform(0.15, 0.6)
+        grain = np.sin(u * f + 3 * np.sin(v * rng.uniform(0.02, 0.08) + rng.uniform(0, 6)))
+        img += (grain * rng.uniform(3, 14))[..., None]
+    # bevel: lit top-left edges, darker bottom-right edges
+    b = max(1, side // 14)
+    img[:b] *= 1.08
+    img[:, :b] *= 1.05
+    img[-b:] *= 0.85
+    img[:, -b:] *= 0.88
+    if tile.isupper():
+        ink = np.array(style.ink, np.float32)
+        lh = int(side * style.letter_height * rng.uniform(0.95, 1.05))
+        m = _glyph(style.letter_font, tile, max(5, lh))
+        if m.shape[1] > side * 0.8:
+            m = cv2.resize(m, (int(side * 0.8), m.shape[0]))
+        lx = (side - m.shape[1]) // 2 - int(side * rng.uniform(0.0, 0.07))
+        ly = (side - m.shape[0]) // 2 - int(side * rng.uniform(0.0, 0.06))
+        _paste_f(img, m, ink, lx, ly)
+        if style.show_values:
+            val = str(ENGLISH.value(tile))
+            vm = _glyph(style.value_font, val, max(3, int(side * rng.uniform(0.17, 0.24))))
+            vx = int(side * rng.uniform(0.74, 0.84)) - vm.shape[1] // 2
+            vy = int(side * rng.uniform(0.84, 0.9)) - vm.shape[0]
+            _paste_f(img, vm, ink, min(vx, side - vm.shape[1] - b), vy)
+    return img
+
+
+def _paste_f(dst: np.ndarray, mask: np.ndarray, color: np.ndarray, x: int, y: int) -> None:
+    h, w = mask.shape
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, dst.shape[1]), min(y + h, dst.shape[0])
+    if x0 < x1 and y0 < y1:
+        m = mask[y0 - y:y1 - y, x0 - x:x1 - x, None]
+        dst[y0:y1, x0:x1] = dst[y0:y1, x0:x1] * (1 - m) + color * m
+
+
+def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None = None,
+              px: int = PX, border: float = 1.2) -> tuple[np.ndarray, float]:
+    """The board seen straight from above: a BGR image and the grid's offset from its top-left.
+
+    The playing grid spans ``[off, off + 15 * px]`` in both directions.
+    """
+    _check_rows(rows)
+    style = style or random_style(rng)
+    off = int(round(border * px))
+    size = 2 * off + N * px
+    canvas = np.empty((size, size, 3), np.uint8)
+    canvas[:] = style.frame
+    g0, g1 = off, off + N * px
+    pad = int(px * 0.25)
+    canvas[g0 - pad:g1 + pad, g0 - pad:g1 + pad] = style.line
+    lw = max(1, int(round(style.line_width * px)))
+    for r in range(N):
+        for c in range(N):
+            x, y = off + c * px, off + r * px
+            prem = STANDARD.premium(Square(r, c))
+            color = style.premium.get(prem, style.square)
+            canvas[y + lw // 2:y + px - (lw - lw // 2), x + lw // 2:x + px - (lw - lw // 2)] = color
+            if prem is not Premium.NONE:
+                if (r, c) == (7, 7):
+                    _star(canvas, x, y, px, (30, 30, 30) if sum(color) > 380 else (235, 235, 235))
+                else:
+                    _draw_square_label(canvas, style, prem, x, y, px)
+
+    # Tiles stand a few millimetres high: seen at an angle their top face shifts from their base
+    # and one or two sides show, darker. Every tile of a board shows the same way.
+    lift = rng.uniform(0.04, 0.16) * px  # never zero: a real tile always shows an edge
+    lift_dir = rng.uniform(0, 2 * math.pi) if rng.random() < 0.5 else rng.normal(-math.pi / 2, 0.5)
+    ldx, ldy = lift * math.cos(lift_dir), lift * math.sin(lift_dir)
+    shadow = np.zeros(canvas.shape[:2], np.float32)
+    side = int(px * style.tile_size)
+    tiles: list[tuple[int, int, np.ndarray, float]] = []
+    sdx, sdy = rng.uniform(-0.12, 0.12) * px, rng.uniform(-0.12, 0.12) * px
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch == ".":
+                continue
+            s = int(side * rng.uniform(0.97, 1.03))
+            cx = off + (c + 0.5) * px + rng.normal(0, 0.05) * px
+            cy = off + (r + 0.5) * px + rng.normal(0, 0.05) * px
+            ang = float(np.clip(rng.normal(0, 4), -15, 15))
+            sprite = _tile_sprite(rng, style, ch, s)
+            tiles.append((int(cx), int(cy), sprite, ang))
+            rect = ((cx + sdx, cy + sdy), (s * 1.02, s * 1.02), ang)
+            cv2.fillPoly(shadow, [np.int32(cv2.boxPoints(rect))], 1.0)
+    if tiles:
+        k = max(3, int(px * 0.15) | 1)
+        shadow = cv2.GaussianBlur(shadow, (k, k), 0) * rng.uniform(0.2, 0.45)
+        canvas = (canvas.astype(np.float32) * (1 - shadow[..., None])).astype(np.uint8)
+    side_color_scale = rng.uniform(0.55, 0.8)
+    for cx, cy, sprite, ang in tiles:
+        s = sprite.shape[0]
+        body = ((cx, cy), (s, s), ang)
+        top = ((cx + ldx, cy + ldy), (s, s), ang)
+        sidec = tuple(float(v) * side_color_scale for v in sprite[s // 2, s // 2])
+        hull = cv2.convexHull(np.int32(np.vstack([cv2.boxPoints(body), cv2.boxPoints(top)])))
+        cv2.fillPoly(canvas, [hull], sidec, cv2.LINE_AA)
+        # the top face, rotated
+        half = s * 0.75
+        m = cv2.getRotationMatrix2D((s / 2, s / 2), -ang, 1.0)
+        m[:, 2] += (half - s / 2, half - s / 2)
+        big = int(2 * half) + 1
+        rot = cv2.warpAffine(sprite, m, (big, big), flags=cv2.INTER_LINEAR)
+        alpha = cv2.warpAffine(np.ones((s, s), np.float32), m, (big, big), flags=cv2.INTER_LINEAR)
+        x0 = int(round(cx + ldx - half))
+        y0 = int(round(cy + ldy - half))
+        _paste(canvas, alpha, rot, x0, y0)
+    return canvas, float(off)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A rendered frame and its truth."""
+
+    image: np.ndarray
+    """BGR uint8 camera frame."""
+    corners: np.ndarray
+    """4x2 float32: outer corners of the 15x15 grid, TL, TR, BR, BL as the board is seen upright."""
+    occluded: np.ndarray
+    """15x15 bool: squares more than a quarter hidden by the hand or arm."""
+    rows: tuple[str, ...]
+
+
+def _check_rows(rows: Sequence[str]) -> None:
+    if len(rows) != N or any(len(r) != N for r in rows):
+        raise ValueError("a board state is 15 strings of 15 characters")
+    bad = {ch for r in rows for ch in r if not (ch == "." or ("A" <= ch.upper() <= "Z"))}
+    if bad:
+        raise ValueError(f"unknown board characters {sorted(bad)}: use '.', A-Z, a-z")
+
+
+def random_rows(rng: np.random.Generator, density: float | None = None) -> list[str]:
+    """A random board state (not a legal game: every letter equally often, for training)."""
+    d = rng.uniform(0.05, 0.7) if density is None else density
+    letters = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    out = []
+    for _ in range(N):
+        row = ""
+        for _ in range(N):
+            if rng.random() >= d:
+                row += "."
+            elif rng.random() < 0.05:
+                row += str(rng.choice(letters)).lower()
+            else:
+                row += str(rng.choice(letters))
+        out.append(row)
+    return out
+
+
+def _camera_homography(rng: np.random.Generator, src: np.ndarray, size: tuple[int, int], fill: float,
+                       tilt: float, quarter_turns: int) -> np.ndarray:
+    """A homography taking the flat board's corners ``src`` into a frame of ``size`` (w, h)."""
+    w, h = size
+    # board plane points centred at the origin, unit half-size
+    ax = math.radians(rng.uniform(-tilt, tilt))
+    ay = math.radians(rng.uniform(-tilt, tilt))
+    az = math.radians(rng.normal(0, 4)) + quarter_turns * math.pi / 2
+    rx = np.array([[1, 0, 0], [0, math.cos(ax), -math.sin(ax)], [0, math.sin(ax), math.cos(ax)]])
+    ry = np.array([[math.cos(ay), 0, math.sin(ay)], [0, 1, 0], [-math.sin(ay), 0, math.cos(ay)]])
+    rz = np.array([[math.cos(az), -math.sin(az), 0], [math.sin(az), math.cos(az), 0], [0, 0, 1]])
+    rot = rz @ ry @ rx
+    plane = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], float)
+    pts = plane @ rot.T
+    dist = rng.uniform(2.5, 5.0)
+    proj = pts[:, :2] / (dist + pts[:, 2:3]) * dist
+    # fit into the frame: the board's extent takes ``fill`` of the frame's smaller side
+    lo, hi = proj.min(0), proj.max(0)
+    scale = fill * min(w, h) / max(hi - lo)
+    proj = (proj - (lo + hi) / 2) * scale
+    room = np.array([w, h]) - (hi - lo) * scale
+    centre = np.array([w / 2, h / 2]) + rng.uniform(-0.5, 0.5, 2) * np.maximum(room, 0) * 0.8
+    dst = (proj + centre).astype(np.float32)
+    return cv2.getPerspectiveTransform(src.astype(np.float32), dst)
+
+
+def _table_texture(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    base = rng.integers(30, 200, 3).astype(np.float32)
+    small = rng.normal(0, 14, (max(2, h // 40), max(2, w // 40), 1)).astype(np.float32)
+    small = small + rng.normal(0, 3, small.shape[:2] + (3,)).astype(np.float32)
+    tex = cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC) + base
+    return tex.clip(0, 255).astype(np.uint8)
+
+
+def _hand_mask(rng: np.random.Generator, w: int, h: int, board_quad: np.ndarray) -> np.ndarray:
+    """An arm from a frame edge to a hand over the board, as a soft mask."""
+    mask = np.zeros((h, w), np.uint8)
+    target = board_quad.mean(0) + (board_quad[rng.integers(4)] - board_quad.mean(0)) * rng.uniform(0.3, 0.9)
+    edge = rng.integers(4)
+    t = rng.uniform(0.2, 0.8)
+    start = [(t * w, -20), (w + 20, t * h), (t * w, h + 20), (-20, t * h)][edge]
+    arm_w = int(min(w, h) * rng.uniform(0.08, 0.14))
+    cv2.line(mask, tuple(int(v) for v in start), tuple(int(v) for v in target), 255, arm_w, cv2.LINE_AA)
+    d = np.array(target) - np.array(start)
+    d /= np.linalg.norm(d) + 1e-6
+    palm = (int(target[0] + d[0] * arm_w * 0.5), int(target[1] + d[1] * arm_w * 0.5))
+    cv2.ellipse(mask, palm, (int(arm_w * 0.9), int(arm_w * 0.7)), math.degrees(math.atan2(d[1], d[0])), 0, 360, 255, -1,
+                cv2.LINE_AA)
+    for k in range(4):  # fingers
+        a = math.atan2(d[1], d[0]) + (k - 1.5) * 0.3
+        p2 = (int(palm[0] + math.cos(a) * arm_w * 1.6), int(palm[1] + math.sin(a) * arm_w * 1.6))
+        cv2.line(mask, palm, p2, 255, max(2, arm_w // 4), cv2.LINE_AA)
+    return mask
+
+
+def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (1280, 960), *,
+                 hand: bool | None = None, tilt: float = 20.0, fill: tuple[float, float] = (0.7, 0.95),
+                 quarter_turns: int = 0, effects: bool = True, style: Style | None = None) -> Rendered:
+    """Render ``rows`` as a camera frame of ``size`` (width, height); deterministic for a seed.
+
+    ``hand``: None for a hand in about a third of frames; ``tilt``: maximum camera tilt in degrees;
+    ``quarter_turns``: the board turned 90 degrees that many times in the frame (the corners still
+    name the board's own top-left first); ``effects``: lighting, glare, blur, noise and JPEG.
+    """
+    rng = np.random.default_rng(seed)
+    rows = tuple(rows)
+    flat, off = draw_flat(rows, rng, style)
+    w, h = size
+    grid = np.float32([[off, off], [off + N * PX, off], [off + N * PX, off + N * PX], [off, off + N * PX]])
+    full = np.float32([[0, 0], [flat.shape[1], 0], [flat.shape[1], flat.shape[0]], [0, flat.shape[0]]])
+    # fill is of the grid; the frame around it (border) is larger
+    grid_fill = rng.uniform(*fill)
+    H = _camera_homography(rng, full, size, grid_fill * flat.shape[0] / (N * PX), tilt, quarter_turns)
+    corners = cv2.perspectiveTransform(grid[None], H)[0]
+    bg = _table_texture(rng, w, h)
+    img = cv2.warpPerspective(flat, H, (w, h), dst=bg, flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_TRANSPARENT)
+    occluded = np.zeros((N, N), bool)
+    f = img.astype(np.float32)
+    if hand if hand is not None else rng.random() < 0.33:
+        mask = _hand_mask(rng, w, h, corners)
+        skin = np.array([rng.uniform(60, 170), rng.uniform(90, 190), rng.uniform(130, 230)], np.float32)
+        shade = cv2.GaussianBlur(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (0, 0), 2)
+        shade = cv2.resize(shade, (w, h))[..., None] * 25
+        a = cv2.GaussianBlur(mask, (7, 7), 0).astype(np.float32)[..., None] / 255
+        # the hand's shadow falls beside it on the board
+        sh = np.roll(np.roll(a, int(rng.uniform(10, 40)), 0), int(rng.uniform(-30, 30)), 1)
+        f = f * (1 - 0.35 * sh)
+        f = f * (1 - a) + (skin + shade) * a
+        back = cv2.warpPerspective(mask, np.linalg.inv(H) @ np.eye(3), (flat.shape[1], flat.shape[0]))
+        cells = back[int(off):int(off) + N * PX, int(off):int(off) + N * PX].reshape(N, PX, N, PX)
+        occluded = (cells > 127).mean(axis=(1, 3)) > 0.25
+    if effects:
+        f = _light(rng, f, w, h)
+    img = f.clip(0, 255).astype(np.uint8)
+    if effects:
+        img = _camera(rng, img)
+    return Rendered(img, corners.astype(np.float32), occluded, rows)
+
+
+def _light(rng: np.random.Generator, f: np.ndarray, w: int, h: int) -> np.ndarray:
+    """Uneven light, colour cast, soft shadows and glare, worked on a small grid for speed."""
+    gw, gh = 40, 30
+    yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32)
+    xx /= gw
+    yy /= gh
+    gain = rng.uniform(0.7, 1.2) + rng.uniform(-0.25, 0.25) * (xx - 0.5) + rng.uniform(-0.25, 0.25) * (yy - 0.5)
+    for _ in range(rng.integers(0, 3)):  # soft shadows of people and things over the table
+        cx, cy, r = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.1, 0.4)
+        gain -= rng.uniform(0.1, 0.4) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+    glare = np.zeros_like(xx)
+    for _ in range(rng.integers(0, 3)):  # reflections of lamps
+        cx, cy, r = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.03, 0.15)
+        glare += rng.uniform(40, 160) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+    gain = cv2.resize(np.clip(gain, 0.25, 1.5), (w, h), interpolation=cv2.INTER_LINEAR)
+    glare = cv2.resize(glare, (w, h), interpolation=cv2.INTER_LINEAR)
+    cast = rng.normal(1.0, 0.06, 3).astype(np.float32)
+    return f * gain[..., None] * cast + glare[..., None]
+
+
+def _camera(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+    """Lens blur, sensor noise and JPEG compression."""
+    s = rng.uniform(0, 1.6)
+    if s > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), s)
+    if rng.random() < 0.15:  # a little motion blur
+        k = int(rng.integers(3, 8))
+        kern = np.zeros((k, k), np.float32)
+        kern[k // 2] = 1 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
+        kern = cv2.warpAffine(kern, rot, (k, k))
+        img = cv2.filter2D(img, -1, kern / max(kern.sum(), 1e-6))
+    sigma = rng.uniform(0, 7)
+    if sigma > 0.5:
+        noise = rng.normal(0, sigma, img.shape[:2] + (1,)).astype(np.float32)
+        img = (img.astype(np.float32) + noise).clip(0, 255).astype(np.uint8)
+    q = int(rng.integers(35, 96))
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img

@@ -1,0 +1,231 @@
+"""Train the tile classifier and export it to ONNX: ``make model`` (needs torch, only here).
+
+Recipe (recorded beside the model in ``model/recipe.json``):
+1. Synthetic boards from :mod:`board_pi.vision.render` (random editions, tile sets, typefaces,
+   camera poses, light, glare, shadows, hands, blur, noise, JPEG), warped back top-down through
+   corners disturbed as a board finder would disturb them, cut into square patches exactly as
+   :mod:`board_pi.vision.read` does. Squares under a hand are left out.
+2. Photos of real boards (``../shared/data/real-boards``) other than ``eval_board``, which stays
+   out of training and tuning and is reported on its own; each is re-cut many times with jittered
+   corners, scale, blur, colour and JPEG quality.
+3. A small CNN (about 190k parameters, 6.3M multiply-adds per square) trained with cross-entropy; exported with two outputs,
+   ``logits`` and ``embedding`` (used by enrolment's nearest neighbours).
+
+Usage: ``python -m board_pi.vision.train [--boards 700] [--epochs 8] [--seed 4]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from board_pi.vision.read import CLASSES, MODEL_PATH, N, PATCH, SQUARE_PX, Reader, _warp, label_of, patches
+from board_pi.vision.render import random_rows, render_board
+
+SIZES = ((1280, 960), (960, 720), (800, 600), (1600, 1200))
+ROOT = Path(__file__).resolve().parents[2]
+REAL_DIR = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
+HELD_OUT = "eval_board"
+
+
+def jitter_corners(rng: np.random.Generator, corners: np.ndarray, amount: float = 0.12) -> np.ndarray:
+    """Move each corner by about ``amount`` of a square, as an imperfect board finder would."""
+    side = np.linalg.norm(corners[1] - corners[0]) / N
+    return (corners + rng.normal(0, amount * side, corners.shape)).astype(np.float32)
+
+
+def synthetic_board(seed: int, empty_keep: float = 0.35) -> tuple[np.ndarray, np.ndarray]:
+    """Patches and labels from one rendered board (most empty squares dropped, for balance)."""
+    rng = np.random.default_rng(seed + 1_000_003)
+    rows = random_rows(rng)
+    size = SIZES[rng.integers(len(SIZES))]
+    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)))
+    corners = jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15))
+    warped = _warp(r.image, corners)
+    sq = [(i, j) for i in range(N) for j in range(N)
+          if not r.occluded[i, j] and (rows[i][j] != "." or rng.random() < empty_keep)]
+    y = np.array([label_of(rows[i][j]) for i, j in sq], np.int64)
+    return patches(warped, sq), y
+
+
+def real_variants(path: Path, truth: list[str], corners: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` re-cuts of one real photo with jittered corners, scale, blur, colour and JPEG."""
+    rng = np.random.default_rng(seed)
+    img0 = cv2.imread(str(path))
+    xs, ys = [], []
+    sq = [(i, j) for i in range(N) for j in range(N)]
+    y = np.array([label_of(truth[i][j]) for i, j in sq], np.int64)
+    for _ in range(n):
+        f = rng.uniform(0.16, 0.5)  # the board 400-1200 px wide, as a table camera sees it
+        img = cv2.resize(img0, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        img = (img.astype(np.float32) * rng.normal(1, 0.08, 3) * rng.uniform(0.7, 1.2)).clip(0, 255).astype(np.uint8)
+        if rng.random() < 0.5:
+            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.3))
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        c = jitter_corners(rng, corners * f, rng.uniform(0.02, 0.12))
+        xs.append(patches(_warp(img, c), sq))
+        ys.append(y)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def load_real(names: list[str]) -> list[tuple[Path, list[str], np.ndarray]]:
+    out = []
+    for name in names:
+        img = REAL_DIR / f"{name}.jpeg"
+        if img.is_file():
+            truth = (REAL_DIR / f"{name}.txt").read_text().split()
+            corners = np.float32(json.loads((REAL_DIR / f"{name}.corners.json").read_text())["corners"])
+            out.append((img, truth, corners))
+    return out
+
+
+def build_model(n_classes: int = len(CLASSES), emb: int = 96):
+    import torch.nn as nn
+
+    def cbr(i: int, o: int, s: int = 1) -> list:
+        return [nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+    class TileNet(nn.Module):
+        """40x40 BGR patch -> (class logits, embedding). 40 -> 20 -> 10 -> 5 -> 3."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(*cbr(3, 16), nn.MaxPool2d(2), *cbr(16, 32), nn.MaxPool2d(2),
+                                          *cbr(32, 64), nn.MaxPool2d(2), *cbr(64, 96), *cbr(96, 64, 2))
+            self.embed = nn.Sequential(nn.Flatten(), nn.Linear(64 * 9, emb), nn.ReLU(inplace=True))
+            self.drop = nn.Dropout(0.2)
+            self.head = nn.Linear(emb, n_classes)
+
+        def forward(self, x):
+            e = self.embed(self.features(x))
+            return self.head(self.drop(e)), e
+
+    return TileNet()
+
+
+def augment(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """Per-patch brightness, contrast and colour, and a shift of a pixel or two."""
+    x = x.astype(np.float32)
+    n = len(x)
+    gain = rng.uniform(0.75, 1.25, (n, 1, 1, 1)) * rng.normal(1, 0.05, (n, 1, 1, 3))
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    contrast = rng.uniform(0.8, 1.2, (n, 1, 1, 1))
+    x = ((x - mean) * contrast + mean) * gain + rng.normal(0, 8, (n, 1, 1, 1))
+    dx, dy = rng.integers(-2, 3, 2)
+    x = np.roll(x, (int(dy), int(dx)), axis=(1, 2))
+    return x.clip(0, 255)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boards", type=int, default=700, help="synthetic training boards")
+    ap.add_argument("--val-boards", type=int, default=40, help="held-out synthetic boards")
+    ap.add_argument("--real-variants", type=int, default=40, help="re-cuts of each real training photo")
+    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=4)
+    ap.add_argument("--out", default=str(MODEL_PATH))
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--save-torch", metavar="FILE", help="also save the torch weights here (not committed)")
+    ap.add_argument("--cache", help="keep the generated patches in this .npz file and reuse them")
+    args = ap.parse_args(argv)
+
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(2)  # the development machines have 2 shared cores
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    t0 = time.time()
+    real = load_real(["board_001", "board_002", "board_003"])
+    if args.cache and Path(args.cache).is_file():
+        with np.load(args.cache) as z:
+            X, Y = z["X"], z["Y"]
+    else:
+        seeds = [args.seed * 100_000 + i for i in range(args.boards)]
+        with mp.Pool(args.workers) as pool:
+            parts = pool.map(synthetic_board, seeds, chunksize=8)
+        xs = [p[0] for p in parts]
+        ys = [p[1] for p in parts]
+        for k, (img, truth, corners) in enumerate(real):
+            x, y = real_variants(img, truth, corners, args.real_variants, args.seed * 10 + k)
+            xs.append(x)
+            ys.append(y)
+        X = np.concatenate(xs)
+        Y = np.concatenate(ys)
+        if args.cache:
+            np.savez(args.cache, X=X, Y=Y)
+    print(f"data: {len(X)} patches ({(Y == 0).mean():.0%} empty) from {args.boards} boards and "
+          f"{len(real)} real photos in {time.time() - t0:.0f}s", flush=True)
+
+    model = build_model()
+    params = sum(p.numel() for p in model.parameters())
+    print(f"model: {params} parameters", flush=True)
+    bs = 256
+    steps = args.epochs * (len(X) // bs)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    step = 0
+    for epoch in range(args.epochs):
+        model.train()
+        order = rng.permutation(len(X))
+        tot, correct, seen = 0.0, 0, 0
+        for b in range(len(X) // bs):
+            idx = order[b * bs:(b + 1) * bs]
+            xb = torch.from_numpy(((augment(rng, X[idx]) - 127.5) / 127.5).transpose(0, 3, 1, 2).astype(np.float32))
+            yb = torch.from_numpy(Y[idx])
+            logits, _ = model(xb)
+            loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step += 1
+            tot += loss.item() * len(idx)
+            correct += int((logits.argmax(1) == yb).sum())
+            seen += len(idx)
+            if b % 100 == 99:
+                print(f"  step {b + 1}: loss {tot / seen:.4f} acc {correct / seen:.4f} ({time.time() - t0:.0f}s)",
+                      flush=True)
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {tot / seen:.4f} train acc {correct / seen:.4f} "
+              f"({time.time() - t0:.0f}s)", flush=True)
+
+    model.eval()
+    if args.save_torch:
+        torch.save(model.state_dict(), args.save_torch)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, PATCH, PATCH)
+    torch.onnx.export(model, dummy, str(out), input_names=["patch"], output_names=["logits", "embedding"],
+                      dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KB)", flush=True)
+
+    # held-out figures, measured through the deployed path (OpenCV dnn)
+    from board_pi.vision.evaluate import evaluate_real, evaluate_synthetic
+
+    reader = Reader(out)
+    syn = evaluate_synthetic(reader, range(10_000_000, 10_000_000 + args.val_boards))
+    print("held-out synthetic:", json.dumps(syn), flush=True)
+    real_figs = evaluate_real(reader, REAL_DIR)
+    print("real photos:", json.dumps(real_figs), flush=True)
+    recipe = {
+        "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
+        "batch": bs, "optimiser": "AdamW lr 3e-3 one-cycle, weight decay 1e-4, label smoothing 0.05",
+        "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": CLASSES,
+        "real_training_photos": [p.name for p, _, _ in real], "held_out_real": HELD_OUT,
+        "training_seconds": round(time.time() - t0), "torch": torch.__version__,
+        "held_out_synthetic": syn, "real": real_figs,
+    }
+    (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
