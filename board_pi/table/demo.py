@@ -103,12 +103,12 @@ class ScriptedCamera:
         if self.hand_frames > 0:
             self.hand_frames -= 1
             r = render_board(self._rows, seed=self.seed * 100003 + self.frame_no, size=self.size,
-                             hand=True, tilt=15.0, style=self.style)
+                             hand=True, tilt=15.0, style=self.style, pose_seed=self.seed)
             image = r.image
         else:
             if self._cache is None or self._cache[0] != self.state:
                 r = render_board(self._rows, seed=self.seed * 1009 + self.state, size=self.size,
-                                 hand=False, tilt=15.0, style=self.style)
+                                 hand=False, tilt=15.0, style=self.style, pose_seed=self.seed)
                 self._cache = (self.state, r)
             r = self._cache[1]
             noise = np.random.default_rng(self.frame_no).normal(0, 2.0, r.image.shape)
@@ -196,7 +196,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
     data = Path(data_dir) if data_dir else Path(tmp.name)
     judge = WordJudge(load_lexicon(), clock=time.time)
     camera = ScriptedCamera(seed)
-    reader = VisionReader(calibration=lambda: camera.last_corners)
+    reader = VisionReader(tracker=_setup_calibration(camera))
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
                   time_source=clock_time)
     table.new_game(names, rules, TimeControl(minutes=25), meta={"lexicon": "default", "demo": True})
@@ -265,6 +265,15 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
         table.journal.close()
         tmp.cleanup()
     return result
+
+
+def _setup_calibration(camera: ScriptedCamera) -> Any:
+    """What the director does when setting the table up: calibrate on the empty board, saying
+    which corner is A1 (an empty board looks the same all four ways round)."""
+    from ..vision.calibration import Tracker, calibrate
+
+    frame = camera.read()
+    return Tracker(calibrate(frame, camera.last_corners, rotation=0, use_markers=False))
 
 
 def _can_hold(table: Table) -> bool:

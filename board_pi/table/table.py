@@ -367,9 +367,10 @@ class Table:
         out = s.bag == 0 and len(change.new) == s.racks[player]
         if not self._switch(player, at, out_play=out and shape_ok and not doubtful):
             return PressResult("ignored", "the clock did not switch: both sides pressed at once")
-        if not shape_ok or doubtful or change.missing:
-            msg = why if not shape_ok else ("check the squares marked" if doubtful else
-                                            "tiles already played seem to have moved")
+        # A tile already played that looks gone is reported (above) but does not hold the play
+        # up: old tiles stay as committed, and a tile moved elsewhere shows as a new tile anyway.
+        if not shape_ok or doubtful:
+            msg = why if not shape_ok else "check the squares marked"
             self._set_pending(Pending("reading", player, f"is this the play? {msg}", tiles, doubtful))
             self._publish("pending", self.pending.to_dict() if self.pending else {})
             return PressResult("pending", msg)

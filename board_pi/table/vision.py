@@ -57,10 +57,13 @@ class VisionReader:
         self.stats.frames += 1
         corners: np.ndarray | None = None
         if self.tracker is not None:
+            moves = self.tracker.moves
             loc = self.tracker.update(frame)
             if loc is None:
                 return None  # hidden (an arm over the board) or gone: wait for a clear frame
             corners = np.asarray(loc.corners, np.float32).reshape(4, 2)
+            if self.tracker.moves != moves:
+                corners = self._orient(frame, corners)
         elif self.locate is not None:
             found = self.locate(frame)
             if found is not None:
@@ -74,6 +77,35 @@ class VisionReader:
                 self.stats.fallback += 1
                 return np.asarray(cal, np.float32).reshape(4, 2)
         return None
+
+    def _orient(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """The board was found again: which way round? The tiles already committed say so.
+
+        Each of the four turns is read on the committed squares only; the turn that reads them
+        back best wins, and the tracker keeps it (an empty or nearly empty board says nothing:
+        then the finder's own turn stands).
+        """
+        if self._ref_grid is None:
+            return corners
+        placed = [(r, c) for r in range(N) for c in range(N) if self._ref_grid[r][c] != "."]
+        if len(placed) < 3:
+            return corners
+        placed = placed[:40]
+        best, best_k = -1, 0
+        for k in range(4):
+            turned = np.roll(corners, -k, axis=0)
+            reading = self.reader.read(frame, turned, squares=placed)
+            agree = sum(reading.grid[r][c] == self._ref_grid[r][c] for r, c in placed)
+            if agree > best:
+                best, best_k = agree, k
+        if best_k:
+            from dataclasses import replace
+
+            cal = self.tracker.calibration
+            turned = np.roll(corners, -best_k, axis=0).astype(np.float32)
+            self.tracker.calibration = replace(cal, corners=turned, rotation=(cal.rotation + 90 * best_k) % 360)
+            return turned
+        return corners
 
     def _gray_warp(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
         import cv2

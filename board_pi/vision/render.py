@@ -418,12 +418,15 @@ def _hand_mask(rng: np.random.Generator, w: int, h: int, board_quad: np.ndarray)
 
 def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (1280, 960), *,
                  hand: bool | None = None, tilt: float = 20.0, fill: tuple[float, float] = (0.7, 0.95),
-                 quarter_turns: int = 0, effects: bool = True, style: Style | None = None) -> Rendered:
+                 quarter_turns: int = 0, effects: bool = True, style: Style | None = None,
+                 pose_seed: int | None = None) -> Rendered:
     """Render ``rows`` as a camera frame of ``size`` (width, height); deterministic for a seed.
 
     ``hand``: None for a hand in about a third of frames; ``tilt``: maximum camera tilt in degrees;
     ``quarter_turns``: the board turned 90 degrees that many times in the frame (the corners still
-    name the board's own top-left first); ``effects``: lighting, glare, blur, noise and JPEG.
+    name the board's own top-left first); ``effects``: lighting, glare, blur, noise and JPEG;
+    ``pose_seed``: when given, the camera's pose and the table under the board come from it alone,
+    so frames of different board states look as a fixed camera sees them.
     """
     rng = np.random.default_rng(seed)
     rows = tuple(rows)
@@ -432,10 +435,11 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
     grid = np.float32([[off, off], [off + N * PX, off], [off + N * PX, off + N * PX], [off, off + N * PX]])
     full = np.float32([[0, 0], [flat.shape[1], 0], [flat.shape[1], flat.shape[0]], [0, flat.shape[0]]])
     # fill is of the grid; the frame around it (border) is larger
-    grid_fill = rng.uniform(*fill)
-    H = _camera_homography(rng, full, size, grid_fill * flat.shape[0] / (N * PX), tilt, quarter_turns)
+    scene = rng if pose_seed is None else np.random.default_rng(pose_seed)
+    grid_fill = scene.uniform(*fill)
+    H = _camera_homography(scene, full, size, grid_fill * flat.shape[0] / (N * PX), tilt, quarter_turns)
     corners = cv2.perspectiveTransform(grid[None], H)[0]
-    bg = _table_texture(rng, w, h)
+    bg = _table_texture(scene, w, h)
     img = cv2.warpPerspective(flat, H, (w, h), dst=bg, flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_TRANSPARENT)
     occluded = np.zeros((N, N), bool)

@@ -164,9 +164,14 @@ def test_a_tile_taken_away_is_reported_and_old_tiles_stay_committed(tmp_path: Pa
     turn(table, cam, clock, 0, "8D WINDY")
     cam.board[Square.parse("D8")] = "."
     r = turn(table, cam, clock, 1, "E7 A.E")
-    assert r.outcome == "pending"
+    # The play stands; the missing tile is reported, and the committed board keeps it.
+    assert r.outcome == "play" and r.play == "E7 A(I)E"
     assert any("missing from D8" in m for m in table.snapshot()["messages"])
     assert table.snapshot()["board"][7] == "...WINDY......."
+    # A tile moved to another square shows as a new tile: not a play anyone made.
+    cam.board[Square.parse("M12")] = "W"
+    r = turn(table, cam, clock, 0, "F9 ZA")
+    assert r.outcome == "pending" and "one row or one column" in r.message
 
 
 def test_a_phony_is_withdrawn_and_the_table_watches_the_tiles_go(tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
