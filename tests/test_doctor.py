@@ -121,7 +121,7 @@ def test_camera_vision_stage_missing_or_working(tmp_path: Path) -> None:
 def test_camera_on_a_real_photo(shared_data: Path) -> None:
     pytest.importorskip("board_pi.vision.frames")
     pytest.importorskip("board_pi.vision.locate")
-    photo = sorted((shared_data / "real-boards" / "declanfinerty").glob("*.jpg"))[0]
+    photo = sorted((shared_data / "real-boards" / "declanfinerty").glob("*.jp*g"))[0]
     r = doctor.check_camera(parse_config(f'[camera]\nsource = "{photo}"\n'), timeout=60)
     assert r.status == OK, r.detail
     assert "board found" in r.detail

@@ -504,3 +504,76 @@ def _camera(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     q = int(rng.integers(35, 96))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
+
+
+SAMPLE_ROWS = (
+    "...............",
+    "...............",
+    "...............",
+    "....J..........",
+    "....A..........",
+    "....V..........",
+    "..GALE.........",
+    "...WINDY.......",
+    "....N..........",
+    "....O..........",
+    "...............",
+    "...............",
+    "...............",
+    "...............",
+    "...............",
+)
+"""A board part-way through a game, for the synthetic camera when no state is given."""
+
+
+class SyntheticSource:
+    """A camera over a rendered board: a fixed camera (one pose), frames differing by sensor noise.
+
+    ``open_source("synthetic")`` or ``open_source("synthetic:seed=3,size=1280x960")``; ``rows``
+    sets the board shown (the table's demo changes it as the game goes on).
+    """
+
+    name = "synthetic"
+
+    def __init__(self, rows: Sequence[str] = SAMPLE_ROWS, seed: int = 0,
+                 size: tuple[int, int] = (1280, 960)) -> None:
+        _check_rows(rows)
+        self.rows = tuple(rows)
+        self.seed = seed
+        self.size = size
+        self.style = random_style(np.random.default_rng(seed))
+        self._frame = 0
+
+    def read(self) -> np.ndarray:
+        self._frame += 1
+        return render_board(self.rows, seed=self.seed * 7919 + self._frame, size=self.size, hand=False,
+                            tilt=15.0, style=self.style, pose_seed=self.seed).image
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> "SyntheticSource":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def synthetic_source(options: str = "") -> SyntheticSource:
+    """The frame source ``open_source("synthetic[:seed=N,size=WxH]")`` gives."""
+    seed, size = 0, (1280, 960)
+    for item in filter(None, (o.strip() for o in options.split(","))):
+        key, _, value = item.partition("=")
+        try:
+            if key == "seed":
+                seed = int(value)
+            elif key == "size":
+                w, h = value.lower().split("x")
+                size = (int(w), int(h))
+            else:
+                raise ValueError(key)
+        except ValueError:
+            from .frames import FrameSourceError
+
+            raise FrameSourceError(f"synthetic camera: {item!r} is not seed=N or size=WxH") from None
+    return SyntheticSource(seed=seed, size=size)
