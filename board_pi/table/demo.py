@@ -70,12 +70,10 @@ class ScriptedCamera:
     def __init__(self, seed: int, size: tuple[int, int] = (1280, 960)) -> None:
         import numpy as np
 
-        from ..vision.render import random_style
-
         self._rows = ["." * 15] * 15
         self.seed = seed
         self.size = size
-        self.style = random_style(np.random.default_rng(seed))
+        self.style = demo_style(seed)
         self.state = 0  # which board state is on the table (a new one after each change)
         self.frame_no = 0
         self.hand_frames = 0
@@ -116,6 +114,26 @@ class ScriptedCamera:
         self.render_seconds += time.perf_counter() - t
         self.last_corners = r.corners
         return image
+
+
+DEMO_FONT = "truetype/dejavu/DejaVuSans-Bold.ttf"  # in Debian's and Raspberry Pi OS's fonts-dejavu-core
+
+
+def demo_style(seed: int) -> Any:
+    """The demo's board edition and tiles: a random edition, lettered in DejaVu Sans Bold where
+    it is installed (Pillow's own font elsewhere), so the demo looks the same on every machine
+    that has the font, whatever other fonts it has."""
+    from dataclasses import replace
+    from pathlib import Path as _Path
+
+    import numpy as np
+
+    from ..vision.render import BUILTIN, random_style
+
+    path = _Path("/usr/share/fonts") / DEMO_FONT
+    font = str(path) if path.is_file() else BUILTIN
+    return replace(random_style(np.random.default_rng(seed)), letter_font=font, value_font=font,
+                   label_font=font)
 
 
 @dataclass

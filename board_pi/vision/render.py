@@ -542,7 +542,7 @@ class SyntheticSource:
         self.seed = seed
         self.size = size
         self.style = random_style(np.random.default_rng(seed))
-        self._frame = 0
+        self._frame = 0  # frames differ by sensor noise only: the board and camera stay put
 
     def read(self) -> np.ndarray:
         self._frame += 1
