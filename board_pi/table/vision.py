@@ -57,13 +57,13 @@ class VisionReader:
         self.stats.frames += 1
         corners: np.ndarray | None = None
         if self.tracker is not None:
-            moves = self.tracker.moves
+            moves, before = self.tracker.moves, self.tracker.calibration
             loc = self.tracker.update(frame)
             if loc is None:
                 return None  # hidden (an arm over the board) or gone: wait for a clear frame
             corners = np.asarray(loc.corners, np.float32).reshape(4, 2)
             if self.tracker.moves != moves:
-                corners = self._orient(frame, corners)
+                corners = self._orient(frame, corners, before)
         elif self.locate is not None:
             found = self.locate(frame)
             if found is not None:
@@ -78,34 +78,40 @@ class VisionReader:
                 return np.asarray(cal, np.float32).reshape(4, 2)
         return None
 
-    def _orient(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
-        """The board was found again: which way round? The tiles already committed say so.
+    def _orient(self, frame: np.ndarray, corners: np.ndarray, before: Any) -> np.ndarray:
+        """The tracker says the board moved and found it again: where, and which way round?
 
-        Each of the four turns is read on the committed squares only; the turn that reads them
-        back best wins, and the tracker keeps it (an empty or nearly empty board says nothing:
-        then the finder's own turn stands).
+        The tiles already committed say so. The grid found, in each of its four turns, and the
+        grid as it was are read on the committed squares only; whichever reads them back best
+        wins and the tracker keeps it. So a false alarm (light or tiles changing what the check
+        sees) keeps the old grid, and an empty board's undecidable turn is settled by the tiles
+        once there are some.
         """
+        from dataclasses import replace
+
         if self._ref_grid is None:
             return corners
         placed = [(r, c) for r in range(N) for c in range(N) if self._ref_grid[r][c] != "."]
         if len(placed) < 3:
             return corners
         placed = placed[:40]
-        best, best_k = -1, 0
-        for k in range(4):
-            turned = np.roll(corners, -k, axis=0)
-            reading = self.reader.read(frame, turned, squares=placed)
-            agree = sum(reading.grid[r][c] == self._ref_grid[r][c] for r, c in placed)
-            if agree > best:
-                best, best_k = agree, k
-        if best_k:
-            from dataclasses import replace
 
-            cal = self.tracker.calibration
-            turned = np.roll(corners, -best_k, axis=0).astype(np.float32)
-            self.tracker.calibration = replace(cal, corners=turned, rotation=(cal.rotation + 90 * best_k) % 360)
-            return turned
-        return corners
+        def agreement(c: np.ndarray) -> int:
+            reading = self.reader.read(frame, c, squares=placed)
+            return sum(reading.grid[r][q] == self._ref_grid[r][q] for r, q in placed)
+
+        old = np.asarray(before.corners, np.float32).reshape(4, 2)
+        candidates = [np.roll(corners, -k, axis=0).astype(np.float32) for k in range(4)]
+        scores = [agreement(c) for c in candidates]
+        k = int(np.argmax(scores))
+        if agreement(old) >= scores[k]:
+            self.tracker.calibration = before  # it had not moved
+            return old
+        cal = self.tracker.calibration
+        if k:
+            self.tracker.calibration = replace(cal, corners=candidates[k],
+                                               rotation=(cal.rotation + 90 * k) % 360)
+        return candidates[k]
 
     def _gray_warp(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
         import cv2
