@@ -1,0 +1,65 @@
+"""The table's eyes on rendered frames: the real renderer, tracker and tile model, no stand-ins."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cv2")
+
+from board_pi.table.vision import VisionReader  # noqa: E402
+from board_pi.vision.calibration import Tracker, calibrate  # noqa: E402
+from board_pi.vision.render import SAMPLE_ROWS, random_style, render_board  # noqa: E402
+
+EMPTY = ["." * 15] * 15
+
+
+def frame(rows, n: int, effects: bool = True):  # type: ignore[no-untyped-def]
+    r = render_board(rows, seed=100 + n, hand=False, tilt=12.0, style=random_style(np.random.default_rng(5)),
+                     pose_seed=5, effects=effects)
+    return r.image, r.corners
+
+
+def test_only_changed_squares_are_read_and_old_tiles_stay_committed() -> None:
+    # Steady light (a fixed camera with its exposure frozen): what changes is the tiles.
+    image, corners = frame(EMPTY, 0, effects=False)
+    reader = VisionReader(tracker=Tracker(calibrate(image, corners, rotation=0, use_markers=False)))
+    first = reader.read(image)
+    assert first is not None and first.grid == tuple(EMPTY)
+    assert reader.stats.squares_read == 225
+    reader.commit(EMPTY)
+    image, _ = frame(SAMPLE_ROWS, 1, effects=False)
+    before = reader.stats.squares_read
+    seen = reader.read(image)
+    assert seen is not None and seen.grid == SAMPLE_ROWS
+    changed = reader.stats.squares_read - before
+    assert 13 <= changed < 40  # the 13 new tiles and a few neighbours, not the whole board
+    reader.commit(SAMPLE_ROWS)
+    image, _ = frame(SAMPLE_ROWS, 2, effects=False)  # the same board again: little to read
+    before = reader.stats.squares_read
+    assert reader.read(image).grid == SAMPLE_ROWS  # type: ignore[union-attr]
+    assert reader.stats.squares_read - before < 40  # tiles sit a little differently each render
+    # Light that changes (shadows, glare) makes more squares look changed; what is read stays right.
+    image, _ = frame(SAMPLE_ROWS, 3)
+    assert reader.read(image).grid == SAMPLE_ROWS  # type: ignore[union-attr]
+
+
+def test_the_committed_tiles_settle_where_the_board_is_and_which_way_round() -> None:
+    image, corners = frame(SAMPLE_ROWS, 3)
+    right = calibrate(image, corners, rotation=0, use_markers=False)
+    tracker = Tracker(right)
+    reader = VisionReader(tracker=tracker)
+    reader.read(image)
+    reader.commit(SAMPLE_ROWS)
+    # The tracker finds the board turned half round (an empty board's pattern cannot tell):
+    # the committed tiles put it right.
+    from dataclasses import replace
+
+    wrong = replace(right, corners=np.roll(right.corners, -2, axis=0), rotation=180)
+    got = reader._orient(image, np.roll(corners, -2, axis=0), wrong)
+    assert np.abs(got - corners).max() < 1.0
+    assert np.abs(tracker.calibration.corners - corners).max() < 1.0
+    # A false alarm: the grid "found again" a square off; the grid it had reads the tiles back.
+    shifted = corners + np.float32([corners[1] - corners[0]]) / 15
+    got = reader._orient(image, shifted, right)
+    assert np.abs(got - corners).max() < 1.0 and tracker.calibration is right
