@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boards", type=int, default=700, help="synthetic training boards")
     ap.add_argument("--val-boards", type=int, default=40, help="held-out synthetic boards")
     ap.add_argument("--real-variants", type=int, default=40, help="re-cuts of each real training photo")
-    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--epochs", type=int, default=7)
     ap.add_argument("--seed", type=int, default=4)
     ap.add_argument("--out", default=str(MODEL_PATH))
     ap.add_argument("--workers", type=int, default=2)
