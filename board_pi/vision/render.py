@@ -425,8 +425,9 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
     ``hand``: None for a hand in about a third of frames; ``tilt``: maximum camera tilt in degrees;
     ``quarter_turns``: the board turned 90 degrees that many times in the frame (the corners still
     name the board's own top-left first); ``effects``: lighting, glare, blur, noise and JPEG;
-    ``pose_seed``: when given, the camera's pose and the table under the board come from it alone,
-    so frames of different board states look as a fixed camera sees them.
+    ``pose_seed``: when given, the camera's pose, the table under the board and the room's light
+    come from it alone, so frames of different board states look as a fixed camera with frozen
+    exposure sees them (a hand, its shadow and the sensor's noise still vary with ``seed``).
     """
     rng = np.random.default_rng(seed)
     rows = tuple(rows)
@@ -458,7 +459,7 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
         cells = back[int(off):int(off) + N * PX, int(off):int(off) + N * PX].reshape(N, PX, N, PX)
         occluded = (cells > 127).mean(axis=(1, 3)) > 0.25
     if effects:
-        f = _light(rng, f, w, h)
+        f = _light(rng if pose_seed is None else np.random.default_rng(pose_seed + 1), f, w, h)
     img = f.clip(0, 255).astype(np.uint8)
     if effects:
         img = _camera(rng, img)
