@@ -68,8 +68,6 @@ class ScriptedCamera:
     """
 
     def __init__(self, seed: int, size: tuple[int, int] = (1280, 960)) -> None:
-        import numpy as np
-
         self._rows = ["." * 15] * 15
         self.seed = seed
         self.size = size

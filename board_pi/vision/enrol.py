@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from board_pi.vision.read import (N, Profile, ReadError, Reader, _warp, check_corners, label_of, load_image,
-                                  parse_corners, patches)
+from board_pi.vision.read import (N, NoBoard, Profile, ReadError, Reader, _warp, check_corners, grid_corners,
+                                  label_of, load_image, patches)
 
 DEFAULT_PROFILE = Path("calibration") / "tiles.npz"
 
@@ -96,20 +96,11 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         return 2
     try:
         image = load_image(args.image)
-        if args.corners:
-            corners = parse_corners(args.corners)
-        else:
-            try:
-                from board_pi.vision.locate import find_board
-            except ImportError:
-                print("board-pi enrol: automatic board finding is not available; pass --corners", file=sys.stderr)
-                return 2
-            loc = find_board(image)
-            if loc is None:
-                print(f"board-pi enrol: {args.image}: no board found (pass --corners to give it)", file=sys.stderr)
-                return 1
-            corners = np.asarray(loc.corners, np.float32)
+        corners = grid_corners(image, args.corners, args.image)
         profile = enrol(image, corners)
+    except NoBoard as e:
+        print(f"board-pi enrol: {e}", file=sys.stderr)
+        return 1
     except ReadError as e:
         print(f"board-pi enrol: {e}", file=sys.stderr)
         return 2

@@ -220,25 +220,32 @@ def load_image(path: str) -> np.ndarray:
     return img
 
 
+class NoBoard(ReadError):
+    """No board could be found in the image (exit 1: an answer, not a usage error)."""
+
+
+def grid_corners(image: np.ndarray, corners_text: str | None, name: str) -> np.ndarray:
+    """The grid's corners: as given (``X1,Y1,...``), or found in the image."""
+    if corners_text:
+        return parse_corners(corners_text)
+    from .locate import find_board
+
+    loc = find_board(image)
+    if loc is None:
+        raise NoBoard(f"{name}: no board found (pass --corners to give it)")
+    return np.asarray(loc.corners, np.float32)
+
+
 def cmd_read(args: argparse.Namespace) -> int:
     """``board-pi read IMAGE [--corners ...] [--json] [--profile FILE]``."""
     try:
         image = load_image(args.image)
-        if args.corners:
-            corners = parse_corners(args.corners)
-        else:
-            try:
-                from board_pi.vision.locate import find_board
-            except ImportError:
-                print("board-pi read: automatic board finding is not available; pass --corners", file=sys.stderr)
-                return 2
-            loc = find_board(image)
-            if loc is None:
-                print(f"board-pi read: {args.image}: no board found (pass --corners to give it)", file=sys.stderr)
-                return 1
-            corners = np.asarray(loc.corners, np.float32)
+        corners = grid_corners(image, args.corners, args.image)
         profile = Profile.load(args.profile) if getattr(args, "profile", None) else None
         reading = Reader(profile=profile).read(image, corners)
+    except NoBoard as e:
+        print(f"board-pi read: {e}", file=sys.stderr)
+        return 1
     except ReadError as e:
         print(f"board-pi read: {e}", file=sys.stderr)
         return 2
