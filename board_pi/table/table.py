@@ -62,7 +62,7 @@ class Settings:
 class Pending:
     """Something the players must confirm on the page before the game goes on."""
 
-    kind: str  # "reading", "blank", "racks", "removal", "reread"
+    kind: str  # "reading", "reread" (no still board), "blank" (its letter), "racks" (at the end)
     player: int
     message: str
     tiles: dict[str, str] = field(default_factory=dict)  # square name -> tile ('?' for a blank)
