@@ -22,6 +22,8 @@ capture), and is closed with :meth:`FrameSource.close` or by a ``with`` block.
 
 from __future__ import annotations
 
+import abc
+
 import importlib
 import re
 import time
@@ -58,7 +60,7 @@ class FrameSource(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
-class _Source:
+class _Source(abc.ABC):
     """Shared context-manager behaviour and the BGR uint8 guarantee."""
 
     name = "source"
@@ -72,8 +74,9 @@ class _Source:
     def close(self) -> None:
         pass
 
+    @abc.abstractmethod
     def read(self) -> np.ndarray | None:
-        raise NotImplementedError
+        """The next frame, BGR uint8, or None when there are no more."""
 
     def __iter__(self):
         """Frames until the source has no more."""

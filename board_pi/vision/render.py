@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from board_pi.rules.board import STANDARD, Premium, Square
 from board_pi.rules.tiles import ENGLISH
+from board_pi.vision.frames import FrameSourceError, _Source
 
 N = 15
 PX = 56  # pixels per square on the flat board drawn before the camera projection
@@ -527,7 +528,7 @@ SAMPLE_ROWS = (
 """A board part-way through a game, for the synthetic camera when no state is given."""
 
 
-class SyntheticSource:
+class SyntheticSource(_Source):
     """A camera over a rendered board: a fixed camera (one pose), frames differing by sensor noise.
 
     ``open_source("synthetic")`` or ``open_source("synthetic:seed=3,size=1280x960")``; ``rows``
@@ -550,15 +551,6 @@ class SyntheticSource:
         return render_board(self.rows, seed=self.seed * 7919 + self._frame, size=self.size, hand=False,
                             tilt=15.0, style=self.style, pose_seed=self.seed).image
 
-    def close(self) -> None:
-        pass
-
-    def __enter__(self) -> "SyntheticSource":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def synthetic_source(options: str = "") -> SyntheticSource:
     """The frame source ``open_source("synthetic[:seed=N,size=WxH]")`` gives."""
@@ -574,7 +566,5 @@ def synthetic_source(options: str = "") -> SyntheticSource:
             else:
                 raise ValueError(key)
         except ValueError:
-            from .frames import FrameSourceError
-
             raise FrameSourceError(f"synthetic camera: {item!r} is not seed=N or size=WxH") from None
     return SyntheticSource(seed=seed, size=size)
