@@ -545,6 +545,20 @@ def set_pin_in_text(text: str, pin_hash: str) -> str:
 # --------------------------------------------------------------------------- the commands
 
 
+def replace_file(path: Path, text: str) -> None:
+    """Write ``text`` over ``path`` atomically, keeping its permissions and owner (a
+    configuration holding the PIN's hash stays as private as it was). Raises OSError."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    st = path.stat()
+    os.chmod(tmp, st.st_mode & 0o777)
+    try:
+        os.chown(tmp, st.st_uid, st.st_gid)
+    except PermissionError:
+        pass
+    os.replace(tmp, path)
+
+
 def cmd_config(args: Any) -> int:
     """``board-pi config check|init|set-pin|show``."""
     import sys
@@ -590,15 +604,7 @@ def cmd_config(args: Any) -> int:
         except ConfigError as e:  # refuse to write a hash into a file that is broken anyway
             raise UsageError(f"{path} has problems; fix them first:\n" + "\n".join(e.problems)) from None
         try:
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(new, encoding="utf-8")
-            st = path.stat()
-            os.chmod(tmp, st.st_mode & 0o777)
-            try:
-                os.chown(tmp, st.st_uid, st.st_gid)
-            except PermissionError:
-                pass
-            os.replace(tmp, path)
+            replace_file(path, new)
         except OSError as e:
             raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
         print(f"director PIN set in {path} (restart the service: sudo systemctl restart board-pi)")

@@ -221,7 +221,7 @@ def _secret_key(data: Path) -> bytes:
 
 def _keep_pin(cfg: Any, pin_hash: str) -> None:
     """A PIN set on the page on first start goes into the configuration file, hashed."""
-    from ..config import set_pin_in_text
+    from ..config import replace_file, set_pin_in_text
 
     if cfg.source is None:
         print("board-pi: the director's PIN was set on the page; no configuration file to keep it in",
@@ -229,17 +229,7 @@ def _keep_pin(cfg: Any, pin_hash: str) -> None:
         return
     path = Path(cfg.source)
     try:
-        _write_text(path, set_pin_in_text(path.read_text(encoding="utf-8"), pin_hash))
+        replace_file(path, set_pin_in_text(path.read_text(encoding="utf-8"), pin_hash))
     except OSError as e:  # the page then refuses the new PIN rather than lose it at the restart
         raise RuntimeError(f"cannot write {path}: {e.strerror or e}") from None
 
-
-def _write_text(path: Path, text: str) -> None:
-    import os
-    import stat
-
-    mode = stat.S_IMODE(path.stat().st_mode)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.chmod(tmp, mode)
-    tmp.replace(path)
