@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
 from ..clock import ClockController, ClockError, GameClock, TimeControl
-from ..rules.board import EMPTY, Square, BadCoordinate
+from ..rules.board import BadCoordinate, Square
 from ..rules.codec import event_from_dict, event_to_dict, rules_from_dict, rules_to_dict
 from ..rules.game import ChallengeRule, Game, GameRules, IllegalEvent, Passed
 from ..rules.gcg import record_from_game, write_gcg
@@ -306,7 +306,7 @@ class Table:
                 self._publish("pending", self.pending.to_dict() if self.pending else {})
                 return PressResult("pending", why)
             change = compare(s.board, reading, self.settings.doubt_below)
-            change = self._ignore_withdrawn(change)
+            change = self._ignore_withdrawn(reading, change)
             result = self._turn_from_change(player, change, at)
             # From the board being still (the last frame read) to the score: read it, decide.
             self.timings.update(settle=t1 - t0, decide=time.perf_counter() - t1)
@@ -321,7 +321,12 @@ class Table:
         self._save_clock()
         return True
 
-    def _ignore_withdrawn(self, change: BoardChange) -> BoardChange:
+    def _withdrawn_still_there(self, reading: BoardReading) -> list[Square]:
+        """The squares where the camera still sees a withdrawn phony's own tiles."""
+        return [Square.parse(k) for k, v in sorted(self.removal.items())
+                if reading.at(Square.parse(k))[0] == (BLANK if v.islower() else v)]
+
+    def _ignore_withdrawn(self, reading: BoardReading, change: BoardChange) -> BoardChange:
         """A withdrawn phony's tiles all still on the board are not a new play: keep asking.
 
         Once any of them has gone, the tiles were taken back, and a tile now on one of those
@@ -329,8 +334,7 @@ class Table:
         """
         if not self.removal:
             return change
-        still = {Square.parse(k) for k, v in self.removal.items()
-                 if change.new.get(Square.parse(k)) == (BLANK if v.islower() else v)}
+        still = set(self._withdrawn_still_there(reading))
         if len(still) < len(self.removal):
             self.removal = {}
             self._say("the withdrawn tiles were taken back")
@@ -846,7 +850,7 @@ class Table:
         reading = self.reader.read(frame) if frame is not None else None
         if reading is None:
             return
-        left = [sq for sq in self.removal if reading.at(Square.parse(sq))[0] != EMPTY]
+        left = [str(sq) for sq in self._withdrawn_still_there(reading)]
         if not left:
             self.removal = {}
             self._say("the withdrawn tiles were taken back")
