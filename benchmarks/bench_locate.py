@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from board_pi.vision.calibration import calibrate, check  # noqa: E402
 from board_pi.vision.locate import find_board  # noqa: E402
+from board_pi.vision.render import random_rows, render_board  # noqa: E402
 from tests.vision.drawn_boards import DELUXE, MODERN, DrawnBoard, photograph, some_tiles  # noqa: E402
 
 
@@ -61,11 +62,14 @@ def _measure(name: str, img: np.ndarray, truth: np.ndarray | None, turn: int | N
     if loc is None or truth is None:
         return row
     # Grid position is judged whichever corner was taken for A1; the turn separately.
-    errs = min((np.linalg.norm(np.roll(loc.corners, k, axis=0) - truth, axis=1) for k in range(4)), key=lambda e: e.max())
+    turns = [np.linalg.norm(np.roll(loc.corners, k, axis=0) - truth, axis=1) for k in range(4)]
+    k_best = int(np.argmin([e.max() for e in turns]))
+    errs = turns[k_best]
     sq = _square(truth)
     row.update(mean_px=float(errs.mean()), max_px=float(errs.max()), mean_sq=float(errs.mean()) / sq,
                max_sq=float(errs.max()) / sq, turn=loc.rotation, oconf=loc.orientation_confidence,
-               turn_ok=(turn is not None and loc.rotation == turn))
+               # no turn given: the truth's corners are in upright order, so A1 must be first
+               turn_ok=(k_best == 0 if turn is None else loc.rotation == turn))
     return row
 
 
@@ -100,6 +104,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--drawn", type=int, default=24, help="how many drawn boards")
+    ap.add_argument("--rendered", type=int, default=40, help="how many rendered boards of random editions")
     ap.add_argument("--memory-probe", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.memory_probe:
@@ -117,6 +122,16 @@ def main() -> int:
                            fill=float(rng.uniform(0.5, 0.85)), seed=i, arm=i % 3 == 0)
         rows.append(_measure(f"drawn {i}", scene.image, scene.corners, turn))
     _report(f"drawn boards ({args.drawn}, 1280x960; a quarter of them empty, a third with an arm)", rows)
+
+    # Rendered boards of random editions (issue 4's renderer): random premium palettes, lines
+    # from dark to hardly visible, any turn, tilt up to 35 degrees, hands in some.
+    rows = []
+    for i in range(args.rendered):
+        rng = np.random.default_rng(50_000 + i)
+        state = random_rows(rng, density=float(rng.uniform(0.0, 0.4)))
+        r = render_board(state, seed=50_000 + i, tilt=35.0, quarter_turns=int(rng.integers(4)))
+        rows.append(_measure(f"rendered {50_000 + i}", r.image, r.corners, None))
+    _report(f"rendered boards of random editions ({args.rendered}, 1280x960)", rows)
 
     real = args.data / "real-boards" / "declanfinerty"
     if real.is_dir():

@@ -36,6 +36,7 @@ import numpy as np
 from board_pi.rules.board import STANDARD, Premium, Square
 
 GRID = 15
+FAINT = 3  # grey levels: the fainter grid lines looked for when none are found at 6
 WORK_SIDES = (640, 1024)  # the locator's working resolutions (longest side, pixels), tried in turn
 MIN_SQUARES = 30  # fewer squares found than this and we do not trust a grid
 
@@ -110,26 +111,27 @@ class _Quads:
     axes: np.ndarray  # (N, 2, 2): the two side vectors of each quad
 
 
-def _cell_masks(gray: np.ndarray) -> list[np.ndarray]:
-    """Masks of what lies between grid lines, for dark lines and for light lines."""
+def _cell_masks(gray: np.ndarray, contrast: int = 6) -> list[np.ndarray]:
+    """Masks of what lies between grid lines, for dark lines and for light lines: a line is
+    ``contrast`` grey levels darker (lighter) than its surroundings."""
     side = max(gray.shape)
     block = max(11, int(side / 60) | 1)
     g = cv2.GaussianBlur(gray, (3, 3), 0)
     kernel = np.ones((3, 3), np.uint8)
     return [
         # Dark lines: keep what is not clearly darker than its surroundings.
-        cv2.erode(cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, 6), kernel),
+        cv2.erode(cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, contrast), kernel),
         # Light lines: keep what is not clearly lighter than its surroundings.
-        cv2.erode(cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, -6), kernel),
+        cv2.erode(cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, -contrast), kernel),
     ]
 
 
-def _find_quads(gray: np.ndarray) -> _Quads:
+def _find_quads(gray: np.ndarray, contrast: int = 6) -> _Quads:
     h, w = gray.shape
     min_area = 30.0
     max_area = h * w / 180.0
     corners: list[list[list[int]]] = []
-    for mask in _cell_masks(gray):
+    for mask in _cell_masks(gray, contrast):
         # All outlines: a square's is the outer border of a white blob; the holes' borders
         # (letters on tiles, the grid's outline) are sorted out by shape below.
         contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
@@ -295,8 +297,12 @@ def _grow(quads: _Quads, seed: int, neighbours: np.ndarray) -> dict[int, tuple[i
     return labels
 
 
-def _lattice(quads: _Quads) -> tuple[dict[int, tuple[int, int]], np.ndarray] | None:
-    """The largest lattice of quads and its homography from lattice to (working) image."""
+def _lattice(quads: _Quads, min_walk: int = MIN_SQUARES // 2) -> tuple[dict[int, tuple[int, int]], np.ndarray] | None:
+    """The largest lattice of quads and its homography from lattice to (working) image.
+
+    The walk from square to neighbouring square must label ``min_walk`` quads before the global
+    fit extends it; still ``MIN_SQUARES`` must sit on the lattice in the end.
+    """
     n = len(quads.centres)
     if n < MIN_SQUARES:
         return None
@@ -324,7 +330,7 @@ def _lattice(quads: _Quads) -> tuple[dict[int, tuple[int, int]], np.ndarray] | N
             break
     # A walk broken up by unseen squares (dim light, a crowded board) can still seed the global
     # fit below, which then extends the lattice a square at a time.
-    if len(best) < MIN_SQUARES // 2:
+    if len(best) < min_walk:
         return None
     H = None
     for _ in range(8):
@@ -394,8 +400,12 @@ def _window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.ndarr
     found = np.zeros(gi.shape, np.float32)
     found[L[:, 0] - i_all[0], L[:, 1] - j_all[0]] = 1
     # Premium squares stand out from the plain squares' colour, and are more saturated; the
-    # plain colour is the commonest among the squares found (tiles are a minority).
-    ref = np.median(colours[found.ravel() > 0], axis=0)
+    # plain colour is the commonest within the span of the squares found (tiles and premiums
+    # are a minority there, even when the squares found are mostly premiums, as on a board
+    # whose lines cannot be seen).
+    span = np.zeros(gi.shape, bool)
+    span[imin - i_all[0]:imax - i_all[0] + 1, jmin - j_all[0]:jmax - j_all[0] + 1] = True
+    ref = np.median(colours[(span & inside).ravel()], axis=0)
     feat = (np.linalg.norm(colours - ref, axis=1) + np.hypot(colours[:, 1] - 128, colours[:, 2] - 128)).reshape(gi.shape)
     pm = _PREMIUM_MASK - _PREMIUM_MASK.mean()
     pm /= np.linalg.norm(pm)
@@ -593,6 +603,12 @@ def _locate_at(bgr: np.ndarray, side: int) -> tuple[np.ndarray, float] | None:
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found = _lattice(_find_quads(gray))
     if found is None:
+        # Faint lines (white lines between near-white squares): look for fainter lines. Where
+        # they cannot be seen at all, the premium squares still can: they lie on the lattice
+        # too, a diagonal step or two apart, so a shorter walk among them may seed the fit
+        # (which must still end with MIN_SQUARES on the lattice).
+        found = _lattice(_find_quads(gray, FAINT), min_walk=8)
+    if found is None:
         return None
     labels, H = found
     lab = cv2.cvtColor(cv2.blur(small, (5, 5)), cv2.COLOR_BGR2LAB)
@@ -601,6 +617,11 @@ def _locate_at(bgr: np.ndarray, side: int) -> tuple[np.ndarray, float] | None:
     pts = cv2.perspectiveTransform(outer.reshape(-1, 1, 2), H).reshape(-1, 2)
     pts = (pts / np.array([sx, sy], np.float32)).astype(np.float32)
     if not cv2.isContourConvex(pts.reshape(-1, 1, 2)):
+        return None
+    # A grid reaching well out of the frame is a lattice fitted askew (or a board the camera
+    # cannot see whole): either way its squares cannot all be read.
+    square = max(float(np.linalg.norm(pts[i] - pts[(i + 1) % 4])) for i in range(4)) / GRID
+    if (pts < -1.5 * square).any() or (pts[:, 0] > w + 1.5 * square).any() or (pts[:, 1] > h + 1.5 * square).any():
         return None
     # Confidence: how much of the grid was seen as squares (a crowded board hides many).
     return _order_clockwise(pts), float(min(1.0, share / 0.5))
