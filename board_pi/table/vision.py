@@ -97,7 +97,7 @@ class VisionReader:
         placed = placed[:40]
 
         def agreement(c: np.ndarray) -> int:
-            reading = self.reader.read(frame, c, squares=placed)
+            reading = self.reader.read(frame, c, squares=placed, look_again=False)
             return sum(reading.grid[r][q] == self._ref_grid[r][q] for r, q in placed)
 
         old = np.asarray(before.corners, np.float32).reshape(4, 2)
@@ -146,46 +146,13 @@ class VisionReader:
         reading = self.reader.read(frame, corners, squares=squares) if squares else None
         grid = [list(r) for r in self._ref_grid] if self._ref_grid else [["."] * N for _ in range(N)]
         conf = self._ref_conf.copy() if self._ref_conf is not None else np.ones((N, N), np.float32)
-        if reading is not None:
+        if reading is not None:  # the reader has already looked again at squares it doubted
             for r, c in squares:
                 grid[r][c] = reading.grid[r][c]
                 conf[r, c] = reading.confidence[r, c]
-            unsure = [(r, c) for r, c in squares
-                      if grid[r][c] != (self._ref_grid[r][c] if self._ref_grid else ".")
-                      and conf[r, c] < self.SURE]
-            if unsure:
-                self._look_again(frame, corners, unsure, grid, conf)
         self._pending = (warp, grid, conf)
         return BoardReading(tuple("".join(r) for r in grid),
                             tuple(tuple(float(v) for v in row) for row in conf))
-
-    SURE = 0.95  # a change read with less belief than this is looked at again
-    NUDGES = ((1.5, 0.0), (-1.5, 0.0), (0.0, 1.5), (0.0, -1.5))  # pixels
-
-    def _look_again(self, frame: np.ndarray, corners: np.ndarray, squares: list[tuple[int, int]],
-                    grid: list[list[str]], conf: np.ndarray) -> None:
-        """Read the squares that changed but were read without much belief from the grid nudged
-        a pixel or two each way, and take the majority (ties: the belief summed).
-
-        A square at the edge of what the model tells apart (an empty square beside a tile's
-        shadow, a blank tile) reads differently from a slightly different cut; a real tile reads
-        the same from all of them. Nothing but the picture is consulted.
-        """
-        votes: dict[tuple[int, int], dict[str, float]] = {
-            sq: {grid[sq[0]][sq[1]]: float(conf[sq])} for sq in squares}
-        counts: dict[tuple[int, int], dict[str, int]] = {sq: {grid[sq[0]][sq[1]]: 1} for sq in squares}
-        for dx, dy in self.NUDGES:
-            nudged = corners + np.float32([dx, dy])
-            again = self.reader.read(frame, nudged, squares=squares)
-            for r, c in squares:
-                ch = again.grid[r][c]
-                votes[(r, c)][ch] = votes[(r, c)].get(ch, 0.0) + float(again.confidence[r, c])
-                counts[(r, c)][ch] = counts[(r, c)].get(ch, 0) + 1
-        n = 1 + len(self.NUDGES)
-        for r, c in squares:
-            best = max(counts[(r, c)], key=lambda ch: (counts[(r, c)][ch], votes[(r, c)][ch]))
-            grid[r][c] = best
-            conf[r, c] = votes[(r, c)][best] / n
 
     def commit(self, rows: Sequence[str]) -> None:
         """The board is now ``rows`` (as committed): compare later frames with the last one read.

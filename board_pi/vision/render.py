@@ -344,8 +344,9 @@ def _check_rows(rows: Sequence[str]) -> None:
         raise ValueError(f"unknown board characters {sorted(bad)}: use '.', A-Z, a-z")
 
 
-def random_rows(rng: np.random.Generator, density: float | None = None) -> list[str]:
-    """A random board state (not a legal game: every letter equally often, for training)."""
+def random_rows(rng: np.random.Generator, density: float | None = None, blanks: float = 0.05) -> list[str]:
+    """A random board state (not a legal game: every letter equally often, for training);
+    ``blanks`` of the tiles are blanks."""
     d = rng.uniform(0.05, 0.7) if density is None else density
     letters = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
     out = []
@@ -354,7 +355,7 @@ def random_rows(rng: np.random.Generator, density: float | None = None) -> list[
         for _ in range(N):
             if rng.random() >= d:
                 row += "."
-            elif rng.random() < 0.05:
+            elif rng.random() < blanks:
                 row += str(rng.choice(letters)).lower()
             else:
                 row += str(rng.choice(letters))

@@ -25,9 +25,8 @@ def test_the_bundled_game_ends_with_the_recorded_scores() -> None:
     assert last["final"] == last["recorded"] == [272, 361]
     assert last["plays"] == 32
     # Plays are read from the rendered frames, hands over the board and all. The target is every
-    # play (benchmarks/bench_table.py reports it over every shared game); all 32 of this game
-    # were read right when this was written, and this guards against a fall below 30.
-    assert last["plays_read_correctly"] >= 30, r.stderr[-3000:]
+    # play (benchmarks/bench_table.py reports it over every shared game).
+    assert last["plays_read_correctly"] == 32, r.stderr[-3000:]
 
 
 def test_bad_games_are_refused_with_a_message(tmp_path: Path, shared_data: Path) -> None:

@@ -63,6 +63,26 @@ def test_reading_only_some_squares_matches_the_full_reading(reader):
                 assert part.grid[rr][cc] == "." and part.confidence[rr, cc] == 0
 
 
+def test_looking_again_changes_only_doubtful_squares_and_reads_them_no_worse(reader):
+    doubtful = right_once = right_again = 0
+    for seed in (*SEEDS, 20_000_004, 20_000_005, 20_000_006):
+        rows, r = _board(seed)
+        once = reader.read(r.image, r.corners, look_again=False)
+        again = reader.read(r.image, r.corners)
+        for i in range(15):
+            for j in range(15):
+                if once.confidence[i, j] >= Reader.SURE:
+                    assert again.grid[i][j] == once.grid[i][j]
+                    assert again.confidence[i, j] == once.confidence[i, j]
+                elif not r.occluded[i, j]:
+                    want = CLASSES[label_of(rows[i][j])]
+                    doubtful += 1
+                    right_once += once.grid[i][j] == want
+                    right_again += again.grid[i][j] == want
+    assert doubtful > 0  # the boards do have squares the model doubts
+    assert right_again >= right_once, (right_once, right_again, doubtful)
+
+
 def test_bad_corners_and_squares_are_refused(reader):
     _, r = _board(SEEDS[1])
     with pytest.raises(ReadError):
