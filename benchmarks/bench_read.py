@@ -4,7 +4,8 @@ Prints, against issue 4's targets:
 - held-out synthetic boards (1280x960, read through their true corners): per-square accuracy
   (target 99.9%), per-letter accuracy (99.5%), empty squares read as tiles;
 - the real photos with their corners (target 99.5% of squares), ``eval_board`` (never trained or
-  tuned on) on its own;
+  tuned on) on its own; and photos of a real game on a tile set never trained on, labelled by
+  hand in ``tests/data/jheidel_labels.json``;
 - time per 1280x960 frame for finding the board plus reading all 225 squares (target 250 ms) and
   plus reading only a play's worth of changed squares (target 60 ms);
 - peak memory of this process (target 200 MB).
@@ -29,11 +30,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.vision.evaluate import evaluate_real, evaluate_synthetic, game_like_rows  # noqa: E402
+from board_pi.vision.evaluate import (evaluate_photos, evaluate_real, evaluate_synthetic, game_like_rows,  # noqa: E402
+                                      hand_labelled)
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.render import render_board  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
+GAME = ROOT.parent / "shared" / "data" / "real-photos" / "jheidel-game"
+LABELS = ROOT / "tests" / "data"
 
 
 def pct(x: float) -> str:
@@ -67,6 +71,14 @@ def main() -> int:
                 print("    errors: " + ", ".join(f["errors"]))
     else:
         print(f"real photos: {REAL} not present, skipped")
+    if GAME.is_dir():
+        photos = hand_labelled(LABELS / "jheidel_labels.json", LABELS / "jheidel_corners.json", GAME)
+        f = evaluate_photos(reader, photos)
+        print(f"a real game on an unfamiliar tile set (jheidel, {len(photos)} photos labelled by hand, never trained on):")
+        print(f"  squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])} of {f['tiles']} tiles  "
+              f"empty->tile {f['empty_read_as_tile']} of {f['empties']}")
+        if f["errors"]:
+            print("    errors: " + ", ".join(f["errors"]))
 
     try:
         from board_pi.vision.locate import find_board  # the board finder (issue 4, another branch)

@@ -101,3 +101,24 @@ def evaluate_real(reader: Reader, folder: Path) -> dict:
         result[name] = t.figures()
     result["training_photos"] = train.figures()
     return result
+
+
+def hand_labelled(labels: Path, corners_file: Path, photos: Path) -> list[tuple[str, Path, list[str], np.ndarray]]:
+    """(name, image, truth rows, corners) for the photos in folder ``photos`` labelled by hand:
+    ``labels`` and ``corners_file`` are JSON with a ``photos`` object (rows, and corners, by
+    photo name), as ``tests/data/jheidel_labels.json`` and ``jheidel_corners.json``."""
+    rows = json.loads(labels.read_text())["photos"]
+    corners = json.loads(corners_file.read_text())["photos"]
+    return [(name, photos / name, truth, np.float32(corners[name]["corners"]))
+            for name, truth in rows.items() if (photos / name).is_file()]
+
+
+def evaluate_photos(reader: Reader, photos: list[tuple[str, Path, list[str], np.ndarray]]) -> dict:
+    """Figures over labelled photos together (read through their corners)."""
+    import cv2
+
+    t = Tally()
+    for name, img, truth, corners in photos:
+        t.add(truth, reader.read(cv2.imread(str(img)), corners).grid, tag=f"{name} ")
+    return t.figures()
+
