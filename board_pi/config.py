@@ -70,6 +70,7 @@ class CameraConfig:
     width: int = 2304
     height: int = 1296
     calibration: str = ""
+    tiles: str = ""
 
     @property
     def source_kind(self) -> str:
@@ -174,6 +175,14 @@ class Config:
         if self.camera.calibration:
             return Path(self.camera.calibration)
         cand = self.data_dir() / "calibration.json"
+        return cand if cand.is_file() else None
+
+    def tiles_path(self) -> Path | None:
+        """The enrolled tile profile (``board-pi enrol``): the configured one, else ``tiles.npz``
+        in the data directory if it exists, else None (the tile model reads alone)."""
+        if self.camera.tiles:
+            return Path(self.camera.tiles)
+        cand = self.data_dir() / "tiles.npz"
         return cand if cand.is_file() else None
 
 
@@ -302,6 +311,7 @@ CHECKS: dict[str, dict[str, Check]] = {
         "width": _int(160, 9152),
         "height": _int(120, 6944),
         "calibration": _str(),
+        "tiles": _str(),
     },
     "clock": {
         "backend": _choice(CLOCK_BACKENDS),
@@ -471,7 +481,8 @@ def _resolve_paths(s: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
     src = cam.source
     if cam.source_kind == "path":
         src = resolve(str(src))
-    s["camera"] = CameraConfig(source=src, width=cam.width, height=cam.height, calibration=resolve(cam.calibration))
+    s["camera"] = CameraConfig(source=src, width=cam.width, height=cam.height, calibration=resolve(cam.calibration),
+                               tiles=resolve(cam.tiles))
     s["data"] = DataConfig(dir=resolve(s["data"].dir))
     lex = s["game"].lexicon
     if "/" in lex or lex.endswith(".txt"):  # a path, not a lexicon name

@@ -89,7 +89,24 @@ def _vision(cfg: Any, data: Path) -> tuple[Any, Any]:
         raise UsageError(f"camera: {e}") from None
     from .vision import VisionReader
 
-    return camera, VisionReader(tracker=_tracker(cfg))
+    return camera, VisionReader(reader=_tile_reader(cfg), tracker=_tracker(cfg))
+
+
+def _tile_reader(cfg: Any) -> Any:
+    """The square reader, adapted to the table's own tiles when they have been enrolled."""
+    from ..vision.read import Profile, ReadError, Reader
+
+    path = cfg.tiles_path()
+    profile = None
+    if path is not None:
+        try:
+            profile = Profile.load(path)
+        except ReadError as e:
+            print(f"board-pi run: tile profile not used ({e}); reading with the tile model alone", flush=True)
+    try:
+        return Reader(profile=profile)
+    except ReadError as e:
+        raise UsageError(str(e)) from None
 
 
 def _tracker(cfg: Any) -> Any:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -55,8 +56,10 @@ def layout_text() -> str:
     ])
 
 
-def enrol(image: np.ndarray, corners: np.ndarray, reader: Reader | None = None, seed: int = 0) -> Profile:
-    """Build a profile from a photo of :data:`LAYOUT` whose grid has ``corners``.
+def enrol(image: np.ndarray, corners: np.ndarray, reader: Reader | None = None, seed: int = 0,
+          layout: Sequence[str] = LAYOUT) -> Profile:
+    """Build a profile from a photo of ``layout`` (by default :data:`LAYOUT`; any board whose
+    squares are known will do, such as a photo labelled by hand) whose grid has ``corners``.
 
     Raises :class:`ReadError` when the photo does not look like the layout (tiles missing where
     they should be, or tiles where none should be).
@@ -66,7 +69,7 @@ def enrol(image: np.ndarray, corners: np.ndarray, reader: Reader | None = None, 
     check_corners(corners)
     rng = np.random.default_rng(seed)
     squares = [(r, c) for r in range(N) for c in range(N)]
-    labels = np.array([label_of(LAYOUT[r][c]) for r, c in squares])
+    labels = np.array([label_of(layout[r][c]) for r, c in squares])
     # sanity check with the plain network: a tile where the layout has one, none elsewhere
     probs, _ = reader.run(patches(_warp(image, corners), squares))
     seen_tile = probs.argmax(1) != 0

@@ -99,3 +99,31 @@ def test_a_pin_chosen_on_the_page_at_first_start_is_kept_hashed(tmp_path: Path) 
     assert stored.startswith("scrypt$") and "8642" not in cfg.read_text()
     assert verify_pin("8642", stored)
     assert (tmp_path / "data" / "session.key").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_table_reads_with_the_enrolled_tiles(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    from board_pi.config import load_config
+    from board_pi.table.run import _tile_reader
+    from board_pi.vision.read import Profile
+
+    # a profile in the data directory is used without being configured
+    data = tmp_path / "data"
+    rng = np.random.default_rng(0)
+    emb = rng.normal(size=(40, 96)).astype(np.float32)
+    Profile(emb / np.linalg.norm(emb, axis=1, keepdims=True), rng.integers(0, 28, 40)).save(data / "tiles.npz")
+    reader = _tile_reader(load_config(config(tmp_path)))
+    assert reader.profile is not None and len(reader.profile.labels) == 40
+
+    # a configured one that is damaged: said so, and the model reads alone
+    (tmp_path / "broken.npz").write_bytes(b"not a profile")
+    reader = _tile_reader(load_config(_with_tiles(tmp_path, "broken.npz")))
+    assert reader.profile is None
+    assert "tile profile not used" in capsys.readouterr().out
+
+
+def _with_tiles(tmp_path: Path, tiles: str) -> Path:
+    p = config(tmp_path)
+    p.write_text(p.read_text().replace('source = "none"\n', f'source = "none"\ntiles = "{tiles}"\n'))
+    return p
