@@ -121,4 +121,3 @@ def evaluate_photos(reader: Reader, photos: list[tuple[str, Path, list[str], np.
     for name, img, truth, corners in photos:
         t.add(truth, reader.read(cv2.imread(str(img)), corners).grid, tag=f"{name} ")
     return t.figures()
-
