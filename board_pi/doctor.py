@@ -334,6 +334,47 @@ def check_lexicon(cfg: Config) -> Result:
                   "install the complete board-pi, or set game.lexicon to \"default\" or a word list's path")
 
 
+def check_calibration(cfg: Config) -> Result:
+    """The saved view of the board, if there is one, can be used."""
+    if cfg.camera.source in ("none", ""):
+        return Result("calibration", SKIP, "no camera configured", required=False)
+    path = cfg.calibration_path()
+    if path is None:
+        return Result("calibration", WARN, "no calibration: the board is found in every frame",
+                      "for a fixed camera, calibrate once: board-pi calibrate (docs/camera-and-calibration.md)",
+                      required=False)
+    cal, why = _guarded_import("board_pi.vision.calibration")
+    if cal is None:
+        return Result("calibration", SKIP, f"{path}: not checked, the camera stage is not installed ({why})",
+                      required=False)
+    try:
+        c = cal.load(path)
+    except cal.CalibrationError as e:
+        return Result("calibration", WARN, f"{e}: the board will be found in every frame instead",
+                      "calibrate again: board-pi calibrate", required=False)
+    return Result("calibration", OK, f"{path}: the grid in a {c.frame_size[0]}x{c.frame_size[1]} frame, "
+                  f"turned {c.rotation} degrees")
+
+
+def check_tiles(cfg: Config) -> Result:
+    """The enrolled tile set, if there is one, can be used (an unfamiliar set reads far better)."""
+    if cfg.camera.source in ("none", ""):
+        return Result("tiles", SKIP, "no camera configured", required=False)
+    path = cfg.tiles_path()
+    fix = "teach it your tiles: board-pi enrol --layout, then board-pi enrol PHOTO (docs/camera-and-calibration.md)"
+    if path is None:
+        return Result("tiles", WARN, "no enrolled tile set: the tile model reads alone", fix, required=False)
+    read, why = _guarded_import("board_pi.vision.read")
+    if read is None:
+        return Result("tiles", SKIP, f"{path}: not checked, the camera stage is not installed ({why})",
+                      required=False)
+    try:
+        profile = read.Profile.load(path)
+    except read.ReadError as e:
+        return Result("tiles", WARN, f"{e}: the tile model will read alone", fix, required=False)
+    return Result("tiles", OK, f"{path}: your own tile set, {len(profile.labels)} examples")
+
+
 def check_data_dir(cfg: Config) -> Result:
     """The data directory exists (or can be made), is writable, and has room."""
     # With no data.dir the service uses /var/lib/board-pi: check that one when it exists, even
@@ -451,6 +492,8 @@ def run_checks(config_path: str | None = None) -> list[Result]:
     results = [cfg_result]
     checks: list[tuple[str, Callable[[], Result]]] = [
         ("camera", lambda: check_camera(cfg)),
+        ("calibration", lambda: check_calibration(cfg)),
+        ("tiles", lambda: check_tiles(cfg)),
         ("clock", lambda: check_clock(cfg)),
         ("lexicon", lambda: check_lexicon(cfg)),
         ("data", lambda: check_data_dir(cfg)),
@@ -473,11 +516,12 @@ _LABEL = {OK: "ok", WARN: "warn", FAIL: "FAIL", SKIP: "skip"}
 def format_results(results: list[Result]) -> str:
     """The report as lines for a terminal."""
     lines = []
+    width = max([8] + [len(r.name) for r in results])
     for r in results:
         label = _LABEL[r.status] if r.required or r.status != FAIL else "fail"
-        lines.append(f"{label:<5} {r.name:<8} {r.detail}")
+        lines.append(f"{label:<5} {r.name:<{width}} {r.detail}")
         if r.fix and r.status in (WARN, FAIL):
-            lines.append(f"{'':<5} {'':<8} fix: {r.fix}")
+            lines.append(f"{'':<5} {'':<{width}} fix: {r.fix}")
     failed = sum(r.failed for r in results)
     warned = sum(r.status == WARN or (r.status == FAIL and not r.required) for r in results)
     if failed:

@@ -215,6 +215,34 @@ def test_lexicon_default_and_missing(tmp_path: Path) -> None:
     assert r.status == FAIL and r.fix
 
 
+def test_calibration_and_enrolled_tiles(tmp_path: Path) -> None:
+    import numpy as np
+
+    from board_pi.vision.calibration import calibrate, save
+    from board_pi.vision.read import Profile
+    from board_pi.vision.render import render_board
+
+    cfg = parse_config(f'[camera]\nsource = "synthetic"\n[data]\ndir = "{tmp_path}"\n')
+    assert doctor.check_calibration(cfg).status == WARN and "board-pi calibrate" in doctor.check_calibration(cfg).fix
+    assert doctor.check_tiles(cfg).status == WARN and "board-pi enrol" in doctor.check_tiles(cfg).fix
+    assert not doctor.check_tiles(cfg).failed  # advice, not a fault
+
+    r = render_board(["." * 15] * 15, seed=3, hand=False)
+    save(calibrate(r.image, r.corners, rotation=0, use_markers=False), tmp_path / "calibration.json")
+    rng = np.random.default_rng(0)
+    Profile(rng.normal(size=(30, 96)).astype(np.float32), rng.integers(0, 28, 30)).save(tmp_path / "tiles.npz")
+    assert doctor.check_calibration(cfg).status == OK
+    t = doctor.check_tiles(cfg)
+    assert t.status == OK and "30 examples" in t.detail
+
+    (tmp_path / "tiles.npz").write_bytes(b"garbage")
+    (tmp_path / "calibration.json").write_text("{")
+    assert doctor.check_tiles(cfg).status == WARN
+    assert doctor.check_calibration(cfg).status == WARN
+    none = parse_config('[camera]\nsource = "none"\n')
+    assert doctor.check_tiles(none).status == SKIP == doctor.check_calibration(none).status
+
+
 def test_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = doctor.check_data_dir(parse_config(f'[data]\ndir = "{tmp_path}"\n'))
     assert r.status == OK and "GB free" in r.detail
