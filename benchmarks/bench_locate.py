@@ -27,8 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from board_pi.vision.calibration import calibrate, check  # noqa: E402
 from board_pi.vision.locate import find_board  # noqa: E402
-from board_pi.vision.render import random_rows, render_board  # noqa: E402
-from tests.vision.drawn_boards import DELUXE, MODERN, DrawnBoard, photograph, some_tiles  # noqa: E402
+from tests.vision.drawn_boards import DELUXE, MODERN, DrawnBoard, photograph, random_edition, some_tiles  # noqa: E402
 
 
 def _square(truth: np.ndarray) -> float:
@@ -126,11 +125,9 @@ def main() -> int:
     # Rendered boards of random editions (issue 4's renderer): random premium palettes, lines
     # from dark to hardly visible, any turn, tilt up to 35 degrees, hands in some.
     rows = []
-    for i in range(args.rendered):
-        rng = np.random.default_rng(50_000 + i)
-        state = random_rows(rng, density=float(rng.uniform(0.0, 0.4)))
-        r = render_board(state, seed=50_000 + i, tilt=35.0, quarter_turns=int(rng.integers(4)))
-        rows.append(_measure(f"rendered {50_000 + i}", r.image, r.corners, None))
+    for seed in range(50_000, 50_000 + args.rendered):
+        r = random_edition(seed)
+        rows.append(_measure(f"rendered {seed}", r.image, r.corners, None))
     _report(f"rendered boards of random editions ({args.rendered}, 1280x960)", rows)
 
     real = args.data / "real-boards" / "declanfinerty"

@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.vision.evaluate import (Tally, evaluate_photos, evaluate_real, evaluate_synthetic, game_like_rows,  # noqa: E402
+from board_pi.vision.evaluate import (evaluate_enrolled, evaluate_photos, evaluate_real, evaluate_synthetic, game_like_rows,  # noqa: E402
                                       hand_labelled)
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.render import render_board  # noqa: E402
@@ -83,15 +83,7 @@ def main() -> int:
         # squares known, adapts the reader to the set; the other photo is then read with it.
         # Kinder than at a club (the two photos share many tiles on the same squares, where a
         # real enrolment photo has the printed layout), but the same board and the same set.
-        from board_pi.vision.enrol import enrol
-
-        t = Tally()
-        for k, (name, img, truth, corners) in enumerate(photos):
-            profile = enrol(cv2.imread(str(img)), corners, reader, layout=truth)
-            _, other, other_truth, other_corners = photos[1 - k]
-            t.add(other_truth, Reader(profile=profile).read(cv2.imread(str(other)), other_corners).grid,
-                  tag=f"{other.name} ")
-        f = t.figures()
+        f = evaluate_enrolled(reader, photos)
         print(f"  enrolled on one photo, read the other: squares {pct(f['square_accuracy'])}  "
               f"letters {pct(f['letter_accuracy'])}  empty->tile {f['empty_read_as_tile']}")
         if f["errors"]:

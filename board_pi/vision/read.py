@@ -145,6 +145,7 @@ class Reader:
     def __init__(self, model_path: str | Path = MODEL_PATH, profile: Profile | None = None) -> None:
         if not Path(model_path).is_file():
             raise ReadError(f"tile model {model_path} is missing: run `make model` to build it")
+        self.model_path = Path(model_path)
         self.net = cv2.dnn.readNetFromONNX(str(model_path))
         self.outputs = ["logits", "embedding"]
         self.profile = profile

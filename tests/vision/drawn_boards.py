@@ -181,3 +181,14 @@ def corner_error(found: np.ndarray, truth: np.ndarray) -> float:
 def corner_error_any_turn(found: np.ndarray, truth: np.ndarray) -> float:
     """As :func:`corner_error`, whichever corner the finder took for A1 (grid position only)."""
     return min(corner_error(np.roll(found, k, axis=0), truth) for k in range(4))
+
+
+def random_edition(seed: int):  # -> board_pi.vision.render.Rendered
+    """A board of a random edition drawn by the project's renderer: random premium palette and
+    lines, 0-40% of squares covered, any turn, tilt up to 35 degrees, a hand in some frames."""
+    from board_pi.vision.render import random_rows, render_board
+
+    rng = np.random.default_rng(seed)
+    rows = random_rows(rng, density=float(rng.uniform(0.0, 0.4)))
+    return render_board(rows, seed=seed, tilt=35.0, quarter_turns=int(rng.integers(4)))
+

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from board_pi.vision.locate import BoardLocation, find_board, locate_grid, tile_orientation_votes, warp_board
-from tests.vision.drawn_boards import DELUXE, MODERN, DrawnBoard, corner_error, corner_error_any_turn, photograph, some_tiles
+from tests.vision.drawn_boards import (DELUXE, MODERN, DrawnBoard, corner_error, corner_error_any_turn, photograph,
+                                      random_edition, some_tiles)
 
 LABELS = Path(__file__).resolve().parents[1] / "data" / "jheidel_corners.json"
 
@@ -69,11 +70,7 @@ def test_other_premium_colours() -> None:
 def test_board_whose_lines_hardly_show(seed: int) -> None:
     # Rendered editions whose light lines hardly differ from their pale squares: found with
     # fainter lines looked for (50_008) or from the premium squares alone (50_009).
-    from board_pi.vision.render import random_rows, render_board
-
-    rng = np.random.default_rng(seed)
-    rows = random_rows(rng, density=float(rng.uniform(0.0, 0.4)))
-    r = render_board(rows, seed=seed, tilt=35.0, quarter_turns=int(rng.integers(4)))
+    r = random_edition(seed)
     loc = find_board(r.image)
     assert loc is not None
     square = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 15

@@ -107,7 +107,7 @@ def test_real_photos_with_their_corners(reader, shared_data):
 def test_real_game_on_a_tile_set_never_trained_on(reader, shared_data):
     from pathlib import Path
 
-    from board_pi.vision.evaluate import evaluate_photos, hand_labelled
+    from board_pi.vision.evaluate import evaluate_enrolled, evaluate_photos, hand_labelled
 
     data = Path(__file__).resolve().parents[1] / "data"
     photos = hand_labelled(data / "jheidel_labels.json", data / "jheidel_corners.json",
@@ -119,15 +119,9 @@ def test_real_game_on_a_tile_set_never_trained_on(reader, shared_data):
     assert f["square_accuracy"] >= 0.98, f
     assert f["letter_accuracy"] >= 0.98, f
 
-    # Enrolled on one of them (its squares known, as the printed layout's are), the reader reads
-    # the other as this board and set look: no empty square of the tiles' colour taken for a blank.
-    from board_pi.vision.enrol import enrol
-
-    (_, img_a, truth_a, corners_a), (_, img_b, truth_b, corners_b) = photos
-    profile = enrol(cv2.imread(str(img_b)), corners_b, reader, layout=truth_b)
-    t = Tally()
-    t.add(truth_a, Reader(profile=profile).read(cv2.imread(str(img_a)), corners_a).grid)
-    g = t.figures()
+    # Enrolled on either of them (its squares known, as the printed layout's are), the reader
+    # reads the other as this board and set look: no empty square of the tiles' colour taken for a blank.
+    g = evaluate_enrolled(reader, photos)
     assert g["square_accuracy"] >= 0.995 and g["empty_read_as_tile"] == 0, g
 
 
