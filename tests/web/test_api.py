@@ -396,14 +396,15 @@ def test_no_request_body_makes_a_500(fuzz_client: Client, path: str, body: Any) 
         assert isinstance(out, dict) and out.get("error")
 
 
-def test_director_stays_logged_in_across_a_restart(table: Table, pin_hash: str) -> None:
-    first = create_app(table, pin_hash=pin_hash, secret_key="kept")
+def test_director_stays_logged_in_across_a_restart(table: Table, pin_hash: str, tmp_path: Any) -> None:
+    first = create_app(table, pin_hash=pin_hash, secret_key="kept", data_dir=tmp_path)
     c = Client(first)
     c.login()
     cookie = c.http.get_cookie("board_pi_session")
     assert cookie is not None
     table.new_game(["Ann", "Bob"])
-    second = Client(create_app(table, pin_hash=pin_hash, secret_key="kept"))
+    # The sessions the server knows are kept in the data directory with the key.
+    second = Client(create_app(table, pin_hash=pin_hash, secret_key="kept", data_dir=tmp_path))
     second.http.set_cookie("board_pi_session", cookie.value)
     second.csrf = second.get("/api/session")[1]["csrf"]
     assert second.get("/api/session")[1]["director"] is True
