@@ -68,6 +68,7 @@ class WebState:
     streams: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     hashing: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(HASHING))
+    hash_wait: float = 15.0  # seconds a login waits for a free hashing slot before a 503
 
     @property
     def pin_hash(self) -> str | None:
@@ -248,7 +249,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
 
     def checked_pin(pin: object, stored: str) -> bool:
         """``check_pin``, but only a few at once: each costs 16 MiB and tens of milliseconds."""
-        if not state.hashing.acquire(timeout=15):
+        if not state.hashing.acquire(timeout=state.hash_wait):
             raise ApiError(503, "the table is busy checking PINs: try again in a moment")
         try:
             return isinstance(pin, str) and check_pin(pin, stored)
@@ -386,7 +387,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         except UnicodeDecodeError:
             # A record from another program, in the GCG's old default encoding: sent as it is.
             text, charset = (Path(table.archive.dir) / f"{game_id}.gcg").read_bytes(), "iso-8859-1"
-        resp = Response(text, mimetype=f"text/plain; charset={charset}")
+        resp = Response(text, content_type=f"text/plain; charset={charset}")
         resp.headers["Content-Disposition"] = f'attachment; filename="{game_id}.gcg"'
         return resp
 
@@ -401,7 +402,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         if table.game is None:
             raise ApiError(404, "no game yet: nothing to download")
         text = table.gcg()
-        resp = Response(text, mimetype="text/plain; charset=utf-8")
+        resp = Response(text, content_type="text/plain; charset=utf-8")
         resp.headers["Content-Disposition"] = f'attachment; filename="game-{table.game_id}.gcg"'
         return resp
 

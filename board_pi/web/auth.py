@@ -75,7 +75,7 @@ def pin_hash_problem(stored: object) -> str | None:
     parts = stored.split("$")
     if len(parts) != 6 or parts[0] != "scrypt":
         return "it is not a PIN hash (scrypt$n$r$p$salt$key)"
-    if not all(x.isascii() and x.isdigit() and len(x) <= 8 for x in parts[1:4]):
+    if not all(x.isascii() and x.isdigit() and len(x) <= 30 for x in parts[1:4]):
         return "its scrypt parameters are not whole numbers"
     n, r, p = int(parts[1]), int(parts[2]), int(parts[3])
     if not (N_RANGE[0] <= n <= N_RANGE[1] and n & (n - 1) == 0):

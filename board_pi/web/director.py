@@ -106,6 +106,24 @@ def stored_pin_hash(data_dir: Path | None, legacy_hash: str | None = None) -> tu
     return None, ""
 
 
+def save_pin_hash(data_dir: Path, stored: str) -> Path:
+    """Keep ``stored`` as the director's PIN hash in ``<data>/director-pin`` (0600, atomically);
+    the setup code is used up and every director's session ends. Returns the file. Raises
+    DirectorStoreError for an unusable hash, OSError when it cannot be written (nothing changed).
+    """
+    problem = pin_hash_problem(stored)
+    if problem:
+        raise DirectorStoreError(f"not a usable PIN hash: {problem}")
+    path = data_dir / PIN_FILE
+    write_private(path, stored + "\n")
+    for name in (CODE_FILE, SESSIONS_FILE):
+        try:
+            (data_dir / name).unlink()
+        except FileNotFoundError:
+            pass
+    return path
+
+
 def new_setup_code() -> str:
     """Eight characters from a 32-letter alphabet (40 bits), as ``ABCD-EF23``."""
     raw = "".join(secrets.choice(_CODE_ALPHABET) for _ in range(8))
@@ -163,12 +181,7 @@ class DirectorStore:
             raise DirectorStoreError(f"not a usable PIN hash: {problem}")
         with self._lock:
             if self.data_dir is not None:
-                write_private(self.data_dir / PIN_FILE, stored + "\n")
-                try:
-                    (self.data_dir / CODE_FILE).unlink()
-                except FileNotFoundError:
-                    pass
-                self.source = str(self.data_dir / PIN_FILE)
+                self.source = str(save_pin_hash(self.data_dir, stored))
             else:
                 self.source = "memory"
             self._hash = stored
