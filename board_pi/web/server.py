@@ -131,7 +131,7 @@ class ServerHandle:
 
 def serve(table: Table, host: str = "127.0.0.1", port: int = 8080, *, threads: int = 64,
           app: Flask | None = None, request_timeout: float = REQUEST_TIMEOUT,
-          idle_timeout: float = IDLE_TIMEOUT, connection_limit: int = CONNECTION_LIMIT,
+          idle_timeout: float = IDLE_TIMEOUT, connection_limit: int | None = None,
           cleanup_interval: float | None = None, **app_options: Any) -> ServerHandle:
     """Serve the status page for ``table`` on ``host``:``port`` (0 picks a free port).
 
@@ -139,7 +139,7 @@ def serve(table: Table, host: str = "127.0.0.1", port: int = 8080, *, threads: i
     runs in a daemon thread. ``app_options`` go to :func:`~board_pi.web.app.create_app`
     (``data_dir``, ``pin_hash``, ``secret_key``, ``heartbeat``...). ``request_timeout``: seconds
     a connection has to send a whole request; ``idle_timeout``: seconds an idle connection is
-    kept; ``connection_limit``: connections at once; ``cleanup_interval``: how often the first
+    kept; ``connection_limit``: connections at once (by default 256, or twice ``threads``); ``cleanup_interval``: how often the first
     two are enforced (by default a quarter of the shorter). Raises OSError when the port cannot
     be had, ValueError for settings that cannot work.
     """
@@ -148,6 +148,8 @@ def serve(table: Table, host: str = "127.0.0.1", port: int = 8080, *, threads: i
 
     if threads < RESERVED_THREADS + 1:
         raise ValueError(f"threads must be at least {RESERVED_THREADS + 1}")
+    if connection_limit is None:
+        connection_limit = max(CONNECTION_LIMIT, 2 * threads)
     if not (request_timeout > 0 and idle_timeout > 0 and connection_limit >= threads):
         raise ValueError("request_timeout and idle_timeout must be positive, connection_limit at least threads")
     if cleanup_interval is None:

@@ -231,12 +231,10 @@ def test_director_runs_a_game(director: Client, table: Table) -> None:
     assert director.post("/api/end")[0] == 400  # already over
 
 
-def test_reread_is_confirmed_from_the_page(director: Client, table: Table) -> None:
+def test_reread_is_confirmed_from_the_page(director: Client, table: Table, game_time: Any) -> None:
     table.new_game(["Ann", "Bob"])
     table.press(0)  # starts the clock
-    import time
-
-    time.sleep(0.35)  # past the clock's guard against a double press
+    game_time.advance(0.35)  # past the clock's guard against a double press
     out = director.post("/api/press", {"player": 0})[1]
     assert out["outcome"] == "pending"  # no camera: the play is entered on the page
     assert table.snapshot()["pending"]["kind"] == "reread"
@@ -245,12 +243,10 @@ def test_reread_is_confirmed_from_the_page(director: Client, table: Table) -> No
     assert table.snapshot()["moves"][0]["text"] == "H8 QI"
 
 
-def test_blank_letter_is_asked_and_given(director: Client, table: Table) -> None:
+def test_blank_letter_is_asked_and_given(director: Client, table: Table, game_time: Any) -> None:
     table.new_game(["Ann", "Bob"])
     table.press(0)
-    import time
-
-    time.sleep(0.35)
+    game_time.advance(0.35)
     director.post("/api/press", {"player": 0})
     # A blank in Q?IT: only a few letters make a word, so the table asks.
     director.post("/api/confirm", {"tiles": {"H8": "?", "I8": "A"}})
