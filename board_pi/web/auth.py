@@ -46,10 +46,11 @@ def validate_pin(pin: object) -> str:
 
     >>> validate_pin("2468")
     '2468'
-    >>> validate_pin(" 2468")
-    Traceback (most recent call last):
-    ...
-    board_pi.web.auth.BadPin: the PIN must not start or end with a space
+    >>> try:
+    ...     validate_pin(" 2468")
+    ... except BadPin as e:
+    ...     print(e)
+    the PIN must not start or end with a space
     """
     if not isinstance(pin, str):
         raise BadPin("the PIN must be text")
