@@ -13,7 +13,7 @@ spectator on the club's network cannot take the table.
 Without a data directory (tests, the demo) everything is kept in memory only.
 
 >>> store = DirectorStore(None)
->>> store.pin_hash() is None, len(store.setup_code())
+>>> store.pin_hash(), len(store.setup_code())
 (None, 9)
 """
 
