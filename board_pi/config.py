@@ -459,13 +459,17 @@ def _cross_checks(s: dict[str, Any], raw: Mapping[str, Any], errors: list[str], 
         )
     if web.port < 1024:
         warnings.append(f"web.port: {web.port} is below 1024; the board-pi service user cannot listen there (8080 is usual)")
-    if web.director_pin_hash and not _PIN_HASH_RE.match(web.director_pin_hash):
-        errors.append(
-            "web.director_pin_hash: not a PIN hash (never write the PIN itself here); "
-            "set it with `board-pi config set-pin`"
-        )
-    if not web.director_pin_hash:
-        warnings.append("web.director_pin_hash: no director PIN set; the director's controls are locked until one is set with `board-pi config set-pin`")
+    if web.director_pin_hash:
+        # An old configuration's hash is still used (until a PIN is set in the data directory):
+        # one that cannot be checked (scrypt costs out of range) would lock the director out.
+        problem = _pin_hash_problem(web.director_pin_hash)
+        if problem and not _PIN_HASH_RE.match(web.director_pin_hash):
+            errors.append(
+                "web.director_pin_hash: not a PIN hash (never write the PIN itself here); "
+                "set the PIN with `board-pi config set-pin`"
+            )
+        elif problem:
+            errors.append(f"web.director_pin_hash: {problem}; remove the line and set the PIN with `board-pi config set-pin`")
     if s["camera"].width < s["camera"].height:
         warnings.append("camera.width/height: the frame is taller than wide; is this intended?")
 
@@ -514,60 +518,21 @@ def template_text() -> str:
 
 
 # --------------------------------------------------------------------------- the director's PIN
-# Stored as a salted scrypt hash, never the PIN: "scrypt$n$r$p$salt$hash". One implementation,
-# the status page's (board_pi.web.auth, which needs no Flask), so a PIN set here works there and
-# a PIN set on the page can be kept here.
+# Stored as a salted scrypt hash, never the PIN: "scrypt$n$r$p$salt$hash", in the data directory
+# (board_pi.web.director), never in this file: the installed service cannot write here. A hash in
+# an old file's web.director_pin_hash is still read. One implementation, the status page's
+# (board_pi.web.auth, which needs no Flask), so a PIN set by `config set-pin` works on the page.
 
 from .web.auth import MIN_PIN as MIN_PIN_LENGTH  # noqa: E402
 from .web.auth import check_pin as verify_pin  # noqa: E402,F401  (part of this module's API)
+from .web.auth import BadPin, validate_pin  # noqa: E402
 from .web.auth import hash_pin  # noqa: E402
+from .web.auth import pin_hash_problem as _pin_hash_problem  # noqa: E402
 
 _PIN_HASH_RE = re.compile(r"^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_\-+/=]+\$[A-Za-z0-9_\-+/=]+$")
 
 
-def set_pin_in_text(text: str, pin_hash: str) -> str:
-    """The configuration text with ``web.director_pin_hash`` set, comments and layout kept."""
-    line = f'director_pin_hash = "{pin_hash}"'
-    out: list[str] = []
-    section = None
-    done = False
-    web_seen = False
-    for raw in text.splitlines(keepends=True):
-        stripped = raw.strip()
-        m = re.match(r"^\[\s*([A-Za-z0-9_.-]+)\s*\]", stripped)
-        if m:
-            if section == "web" and not done:  # [web] had no such key: add it at its end
-                out.append(line + "\n")
-                done = True
-            section = m.group(1)
-            web_seen = web_seen or section == "web"
-        elif section == "web" and not done and re.match(r"^director_pin_hash\s*=", stripped):
-            out.append(line + "\n")
-            done = True
-            continue
-        out.append(raw)
-    if not done:
-        if out and not out[-1].endswith("\n"):
-            out[-1] += "\n"
-        out.append(line + "\n" if web_seen else f"\n[web]\n{line}\n")
-    return "".join(out)
-
-
 # --------------------------------------------------------------------------- the commands
-
-
-def replace_file(path: Path, text: str) -> None:
-    """Write ``text`` over ``path`` atomically, keeping its permissions and owner (a
-    configuration holding the PIN's hash stays as private as it was). Raises OSError."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    st = path.stat()
-    os.chmod(tmp, st.st_mode & 0o777)
-    try:
-        os.chown(tmp, st.st_uid, st.st_gid)
-    except PermissionError:
-        pass
-    os.replace(tmp, path)
 
 
 def cmd_config(args: Any) -> int:
@@ -604,21 +569,27 @@ def cmd_config(args: Any) -> int:
         print(f"wrote {path}")
         return 0
     if action == "set-pin":
+        # The hash goes to the data directory (the service's own state directory), the one
+        # place the installed service can write: the page keeps a PIN chosen there too.
+        from .web.director import DirectorStoreError, save_pin_hash
+
         path = find_config(args.config) or DEFAULT_CONFIG_PATH
         if not path.is_file():
             raise UsageError(f"{path}: no such file (write one with `board-pi config init {path}`)")
-        pin = _read_pin(args.pin_stdin)
-        text = path.read_text(encoding="utf-8")
-        new = set_pin_in_text(text, hash_pin(pin))
         try:
-            parse_config(new, base_dir=path.resolve().parent, source=path)
-        except ConfigError as e:  # refuse to write a hash into a file that is broken anyway
+            cfg = load_config(path)
+        except ConfigError as e:  # the data directory is named there: it must be readable
             raise UsageError(f"{path} has problems; fix them first:\n" + "\n".join(e.problems)) from None
+        pin = _read_pin(args.pin_stdin)
+        data = cfg.data_dir()
         try:
-            replace_file(path, new)
-        except OSError as e:
-            raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
-        print(f"director PIN set in {path} (restart the service: sudo systemctl restart board-pi)")
+            data.mkdir(parents=True, exist_ok=True)
+            kept = save_pin_hash(data, hash_pin(pin))
+        except (OSError, DirectorStoreError) as e:
+            raise UsageError(f"cannot keep the PIN in {data}: {getattr(e, 'strerror', None) or e}; nothing changed") from None
+        print(f"director PIN set in {kept} (restart the service: sudo systemctl restart board-pi)")
+        if cfg.web.director_pin_hash:
+            print(f"note: the old web.director_pin_hash in {path} is no longer used; the line may go")
         return 0
     if action == "show":
         try:
@@ -661,6 +632,7 @@ def _read_pin(from_stdin: bool) -> str:
         pin = getpass.getpass("Director PIN: ")
         if getpass.getpass("Again: ") != pin:
             raise UsageError("the two PINs differ; nothing changed")
-    if len(pin) < MIN_PIN_LENGTH:
-        raise UsageError(f"the PIN must have at least {MIN_PIN_LENGTH} characters; nothing changed")
-    return pin
+    try:
+        return validate_pin(pin)  # the page's rules, the one definition
+    except BadPin as e:
+        raise UsageError(f"{e}; nothing changed") from None

@@ -76,12 +76,7 @@ def check_config(path: str | None) -> tuple[Result, Config]:
         )
     detail = f"{found}: valid"
     if cfg.warnings:
-        fix = f"edit {found}"
-        if any(w.startswith("web.director_pin_hash") for w in cfg.warnings):
-            fix = f"set the director's PIN: sudo board-pi config set-pin --config {found}"
-            if len(cfg.warnings) > 1:
-                fix += f"; for the rest, edit {found}"
-        return Result("config", WARN, detail + "; " + "; ".join(cfg.warnings), fix), cfg
+        return Result("config", WARN, detail + "; " + "; ".join(cfg.warnings), f"edit {found}"), cfg
     return Result("config", OK, detail), cfg
 
 
@@ -405,6 +400,33 @@ def check_data_dir(cfg: Config) -> Result:
     return Result("data", OK, text)
 
 
+def check_director(cfg: Config) -> Result:
+    """The director's PIN: where it is kept, or (none set yet) the one-time code with which a
+    page away from the Pi may choose it, the same code the running service printed."""
+    from board_pi.config import DEFAULT_CONFIG_PATH
+    from board_pi.web.director import DirectorStoreError, setup_code, stored_pin_hash
+
+    d = cfg.data_dir()
+    fix = f"sudo board-pi config set-pin --config {cfg.source or DEFAULT_CONFIG_PATH}"
+    try:
+        stored, where = stored_pin_hash(d, cfg.web.director_pin_hash or None)
+    except DirectorStoreError as e:
+        return Result("director", FAIL, str(e), fix)
+    if stored is not None:
+        return Result("director", OK, f"the director's PIN is set ({where})")
+    if not d.is_dir():
+        return Result("director", WARN, "no director's PIN is set yet; the service makes a one-time code "
+                      "for choosing it when it starts", fix + ", or choose it on the Director page")
+    try:
+        code = setup_code(d)
+    except OSError as e:
+        return Result("director", WARN, f"no director's PIN is set yet; the one-time code in {d} cannot be "
+                      f"read by {_user()} ({e.strerror or e})",
+                      f"run the doctor as the service's user (sudo -u {SERVICE_USER} board-pi doctor), or: " + fix)
+    return Result("director", WARN, "no director's PIN is set yet: choose it on the Director page, from the "
+                  f"Pi itself or from any device with the one-time code {code}", "or: " + fix)
+
+
 def check_system_clock(now: float | None = None) -> Result:
     """The system time: synchronised over the network? (A Pi has no battery-backed clock.)"""
     now = time.time() if now is None else now
@@ -497,6 +519,7 @@ def run_checks(config_path: str | None = None) -> list[Result]:
         ("clock", lambda: check_clock(cfg)),
         ("lexicon", lambda: check_lexicon(cfg)),
         ("data", lambda: check_data_dir(cfg)),
+        ("director", lambda: check_director(cfg)),
         ("time", check_system_clock),
         ("web", lambda: check_web_port(cfg)),
         ("service", check_service_user),

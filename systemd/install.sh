@@ -191,7 +191,8 @@ else
     run mkdir -p "$(dirname "$CONFIG")"
     run "$VENV/bin/board-pi" config init "$CONFIG"
 fi
-# Readable by the service, not by everyone: it holds the director's PIN hash.
+# Readable by the service, not by everyone (an old one may hold a director's PIN hash; the PIN now
+# lives in the service's state directory, /var/lib/board-pi/director-pin, which it can write).
 run chown "root:$SERVICE_USER" "$CONFIG"
 run chmod 0640 "$CONFIG"
 

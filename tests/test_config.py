@@ -22,7 +22,6 @@ from board_pi.config import (
     load_config,
     parse_config,
     resolve_data_dir,
-    set_pin_in_text,
     template_text,
     verify_pin,
 )
@@ -254,17 +253,13 @@ def test_pin_hash_round_trip() -> None:
         hash_pin("12")
 
 
-def test_set_pin_in_text_keeps_the_rest() -> None:
-    h = hash_pin("1357")
-    new = set_pin_in_text(template_text(), h)
-    assert new.count("director_pin_hash =") == 1
-    assert parse_config(new).web.director_pin_hash == h
-    assert new.replace(f'director_pin_hash = "{h}"', 'director_pin_hash = ""') == template_text()
-    # no [web] section, or [web] without the key
-    assert parse_config(set_pin_in_text("[camera]\nwidth = 640\nheight = 480", h)).web.director_pin_hash == h
-    both = set_pin_in_text('[web]\nport = 9000\n[data]\ndir = "x"\n', h)
-    cfg = parse_config(both)
-    assert (cfg.web.port, cfg.web.director_pin_hash, cfg.data.dir) == (9000, h, "x")
+def test_pin_hash_with_out_of_range_costs_is_refused() -> None:
+    """A hash that could never be checked (n=2**40 never finishes) would lock the director out."""
+    good = hash_pin("2468").split("$")
+    for n, r, p in ((2 ** 40, 8, 1), (3, 8, 1), (2 ** 14, 10 ** 6, 1), (2 ** 14, 8, 10 ** 6), (2 ** 20, 32, 1)):
+        bad = "$".join(["scrypt", str(n), str(r), str(p), *good[4:]])
+        (msg,) = problems(f'[web]\ndirector_pin_hash = "{bad}"\n')
+        assert msg.startswith("web.director_pin_hash:") and "set-pin" in msg, msg
 
 
 # ------------------------------------------------------------------ the commands
@@ -302,25 +297,42 @@ def test_cli_init_then_check(tmp_path: Path) -> None:
 
 
 def test_cli_set_pin(tmp_path: Path) -> None:
+    from board_pi.web.director import PIN_FILE, stored_pin_hash
+
+    data = tmp_path / "data"
     f = tmp_path / "board-pi.toml"
-    f.write_text(template_text())
-    os.chmod(f, 0o640)
+    f.write_text(f'# the club\'s table\n[web]\nport = 9000\n[data]\ndir = "{data}"\n')
+    os.chmod(f, 0o440)
+    before = f.read_text()
     r = board_pi("config", "set-pin", "--config", str(f), "--pin-stdin", stdin="80085\n")
     assert r.returncode == 0, r.stderr
-    cfg = load_config(f)
-    assert verify_pin("80085", cfg.web.director_pin_hash)
-    assert "80085" not in f.read_text()
-    assert f.stat().st_mode & 0o777 == 0o640
-    before = f.read_text()
-    r = board_pi("config", "set-pin", "--config", str(f), "--pin-stdin", stdin="12\n")
-    assert r.returncode == 2 and "at least 4" in r.stderr and f.read_text() == before
+    # Kept in the data directory, private; the configuration is not touched.
+    assert f.read_text() == before and f.stat().st_mode & 0o777 == 0o440
+    stored, where = stored_pin_hash(data)
+    assert where == str(data / PIN_FILE) and verify_pin("80085", stored)
+    assert (data / PIN_FILE).stat().st_mode & 0o777 == 0o600
+    assert "80085" not in (data / PIN_FILE).read_text()
     r = board_pi("config", "set-pin", "--config", str(f), stdin="")  # no terminal, no --pin-stdin
     assert r.returncode == 2 and "--pin-stdin" in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("pin,why", [("12", "4 to 64"), ("x" * 65, "4 to 64"), ("x" * 5000, "4 to 64"),
+                                     (" 2468", "space"), ("2468 ", "space"), ("24\x0768", "control"),
+                                     ("24\t68", "control"), ("24\x7f68", "control")])
+def test_cli_set_pin_refuses_a_bad_pin(tmp_path: Path, pin: str, why: str) -> None:
+    from board_pi.web.director import PIN_FILE
+
+    data = tmp_path / "data"
+    f = tmp_path / "board-pi.toml"
+    f.write_text(f'[data]\ndir = "{data}"\n')
+    r = board_pi("config", "set-pin", "--config", str(f), "--pin-stdin", stdin=pin + "\n")
+    assert r.returncode == 2 and why in r.stderr and "nothing changed" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and not (data / PIN_FILE).exists()
+
+
 def test_cli_show_hides_the_hash(tmp_path: Path) -> None:
     f = tmp_path / "board-pi.toml"
-    f.write_text(set_pin_in_text("[web]\nport = 9001\n", hash_pin("4444")))
+    f.write_text(f'[web]\nport = 9001\ndirector_pin_hash = "{hash_pin("4444")}"\n')
     r = board_pi("config", "show", "--config", str(f))
     assert r.returncode == 0
     assert "port = 9001" in r.stdout and 'director_pin_hash = "(set)"' in r.stdout and "scrypt" not in r.stdout
@@ -388,5 +400,5 @@ def test_a_pin_set_by_the_command_opens_the_status_page_and_back() -> None:
     assert auth.check_pin("2468", hash_pin("2468"))
     page_hash = auth.hash_pin("1357")
     assert verify_pin("1357", page_hash)
-    cfg = parse_config(set_pin_in_text("[web]\nport = 9001\n", page_hash))
+    cfg = parse_config(f'[web]\nport = 9001\ndirector_pin_hash = "{page_hash}"\n')
     assert cfg.web.director_pin_hash == page_hash

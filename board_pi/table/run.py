@@ -164,14 +164,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     data = cfg.data_dir()
     data.mkdir(parents=True, exist_ok=True)
+    director = _director(cfg, data)
     notifier = SystemdNotifier()
     table, closers = build(cfg, data)
     server = None
     try:
         from ..web import serve
         server = serve(table, host=cfg.web.host, port=args.port if args.port is not None else cfg.web.port,
-                       pin_hash=cfg.web.director_pin_hash or None, secret_key=_secret_key(data),
-                       on_pin_set=lambda h: _keep_pin(cfg, h))
+                       store=director, secret_key=_secret_key(data), lexicons=(cfg.game.lexicon,))
         print(f"board-pi: status page on http://{cfg.web.host}:{server.port}/", flush=True)
     except ImportError as e:
         print(f"board-pi: the status page is not installed ({e})", flush=True)
@@ -236,17 +236,19 @@ def _secret_key(data: Path) -> bytes:
     return key
 
 
-def _keep_pin(cfg: Any, pin_hash: str) -> None:
-    """A PIN set on the page on first start goes into the configuration file, hashed."""
-    from ..config import replace_file, set_pin_in_text
+def _director(cfg: Any, data: Path) -> Any:
+    """The director's PIN (kept in the data directory; an old configuration's hash still counts)
+    and, while there is none, the one-time code that lets a page away from the Pi choose it."""
+    from ..web.director import DirectorStore, DirectorStoreError
 
-    if cfg.source is None:
-        print("board-pi: the director's PIN was set on the page; no configuration file to keep it in",
-              flush=True)
-        return
-    path = Path(cfg.source)
     try:
-        replace_file(path, set_pin_in_text(path.read_text(encoding="utf-8"), pin_hash))
-    except OSError as e:  # the page then refuses the new PIN rather than lose it at the restart
-        raise RuntimeError(f"cannot write {path}: {e.strerror or e}") from None
-
+        store = DirectorStore(data, legacy_hash=cfg.web.director_pin_hash or None)
+        code = store.setup_code()
+    except DirectorStoreError as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"{data}: cannot keep the director's PIN there ({e.strerror or e})") from None
+    if code is not None:
+        print(f"board-pi: no director's PIN is set yet. Choose it on the Director page, from the Pi "
+              f"itself or from any device with the one-time code {code}", flush=True)
+    return store

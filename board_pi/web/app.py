@@ -10,14 +10,17 @@ CSRF token in an ``X-CSRF-Token`` header. Every bad request gets a 4xx with
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import os
+import re
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from importlib import resources
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from flask import Flask, Response, jsonify, render_template, request, session
@@ -28,10 +31,18 @@ from ..rules.game import ChallengeRule, GameRules
 from ..rules.judge import WordJudge
 from ..table.table import Table, TableError
 from .auth import BadPin, PinGuard, check_pin, hash_pin, validate_pin
+from .director import DirectorStore
 from .calibration import NoCalibrationView, render
 
 MAX_BODY = 64 * 1024  # every request the pages make is tiny
 CSRF_HEADER = "X-CSRF-Token"
+MAX_DEPTH = 16  # the pages' bodies nest two or three levels
+HASHING = 2  # PINs hashed at once (16 MiB each): a burst of logins cannot eat the Pi's memory
+# A request that came through a proxy, even one on the Pi itself, is not "from the Pi".
+PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip",
+                 "X-Client-Ip", "Via")
+_WHOLE = re.compile(r"[+-]?[0-9]{1,12}")
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]{1,12}(?:\.[0-9]{0,12})?|\.[0-9]{1,12})")
 
 
 class ApiError(Exception):
@@ -47,7 +58,7 @@ class WebState:
     """What the app keeps besides the table: the PIN, the guard, the live streams."""
 
     table: Table
-    pin_hash: str | None
+    store: DirectorStore
     guard: PinGuard
     on_pin_set: Callable[[str], Any] | None
     heartbeat: float
@@ -55,8 +66,13 @@ class WebState:
     judge_clear_seconds: float
     stopping: threading.Event = field(default_factory=threading.Event)
     streams: int = 0
-    pin_epoch: str = ""  # sessions carry it; it changes with the PIN, ending every old session
     lock: threading.Lock = field(default_factory=threading.Lock)
+    hashing: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(HASHING))
+    hash_wait: float = 15.0  # seconds a login waits for a free hashing slot before a 503
+
+    @property
+    def pin_hash(self) -> str | None:
+        return self.store.pin_hash()
 
 
 # -- reading requests --------------------------------------------------------------------------
@@ -67,13 +83,38 @@ def _body() -> dict[str, Any]:
     raw = request.get_data(cache=True)
     if not raw.strip():
         return {}
+    if _depth(raw) > MAX_DEPTH:
+        raise ApiError(400, f"the body nests too deep (at most {MAX_DEPTH} levels)")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise ApiError(400, f"the body is not valid JSON: {e}") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the body must be a JSON object")
     return data
+
+
+def _depth(raw: bytes) -> int:
+    """How deep the brackets of a JSON text nest, found without parsing (strings skipped): a
+    deeply nested body must not reach the parser's recursion at all."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for b in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif b == 0x5C:  # backslash
+                escaped = True
+            elif b == 0x22:  # "
+                in_string = False
+        elif b == 0x22:
+            in_string = True
+        elif b in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif b in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
 
 
 def _int(data: dict[str, Any], name: str, lo: int, hi: int, default: int | None = None) -> int:
@@ -81,7 +122,8 @@ def _int(data: dict[str, Any], name: str, lo: int, hi: int, default: int | None 
     if value is None:
         raise ApiError(400, f"{name} is required")
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        # Not str.isdigit: it takes "²" and "٣", which int() then refuses.
+        if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
             value = int(value.strip())
         else:
             raise ApiError(400, f"{name} must be a whole number")
@@ -93,10 +135,10 @@ def _int(data: dict[str, Any], name: str, lo: int, hi: int, default: int | None 
 def _number(data: dict[str, Any], name: str, lo: float, hi: float, default: float) -> float:
     value = data.get(name, default)
     if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            raise ApiError(400, f"{name} must be a number") from None
+        # Not float(): it also takes "nan", "1e999", "1_0" and other scripts' digits.
+        if not _DECIMAL.fullmatch(value.strip()):
+            raise ApiError(400, f"{name} must be a number")
+        value = float(value.strip())
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         raise ApiError(400, f"{name} must be a number")
     if not lo <= value <= hi:
@@ -129,17 +171,10 @@ def _letters(data: dict[str, Any], name: str) -> dict[str, str]:
         raise ApiError(400, f"{name} must be an object mapping squares (like \"8H\") to letters")
     out = {}
     for k, v in value.items():
-        if not isinstance(v, str) or len(k) > 4:
+        if not isinstance(v, str) or len(k) > 4 or len(v) > 4:
             raise ApiError(400, f"{name}: square {k!s:.8} must map to one letter")
         out[k] = v.strip()
     return out
-
-
-def _epoch(pin_hash: str | None) -> str:
-    """A tag of the PIN in force, kept in sessions: the same PIN (after a restart) keeps them."""
-    import hashlib
-
-    return hashlib.sha256((pin_hash or "").encode()).hexdigest()[:16]
 
 
 # -- the app ---------------------------------------------------------------------------------
@@ -149,13 +184,18 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
                on_pin_set: Callable[[str], Any] | None = None, heartbeat: float = 15.0,
                max_streams: int = 200, judge_clear_seconds: float = 8.0,
                guard: PinGuard | None = None, secure_cookies: bool = False,
-               judge_needs_pin: bool = False) -> Flask:
+               judge_needs_pin: bool = False, data_dir: Path | str | None = None,
+               store: DirectorStore | None = None, lexicons: tuple[str, ...] = ()) -> Flask:
     """The status page's app for ``table``.
 
-    ``pin_hash``: the director's PIN as stored by :func:`~board_pi.web.auth.hash_pin`; with none,
-    the director's page asks for a new PIN on first use and ``on_pin_set`` receives its hash to
-    keep (e.g. in the configuration). ``secret_key`` signs the session cookie (a random one
-    means directors log in again after a restart). ``heartbeat``: seconds between keep-alive
+    ``data_dir``: where the director's PIN hash, the one-time setup code and the live sessions
+    are kept (:class:`~board_pi.web.director.DirectorStore`; None keeps them in memory).
+    ``pin_hash``: a PIN hash from :func:`~board_pi.web.auth.hash_pin` to use when the data
+    directory holds none (an old configuration's). With no PIN at all, the director's page asks
+    for one on first use, from the Pi itself or with the setup code; ``on_pin_set`` is also told
+    its hash. ``store`` replaces both. ``secret_key`` signs the session cookie (a random one
+    means directors log in again after a restart). ``lexicons``: lexicons the director may
+    choose besides those in the lexicon folders (the configuration's, which may be a path). ``heartbeat``: seconds between keep-alive
     events on the event stream. ``max_streams``: live event streams served at once; more
     viewers get a 503 and their page polls ``/api/state`` instead. ``judge_needs_pin``: only the
     director may use the word judge screen (for events where phones at the table could use it
@@ -172,11 +212,14 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         PERMANENT_SESSION_LIFETIME=timedelta(hours=12),
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    if pin_hash is not None and not pin_hash.startswith("scrypt$"):
-        raise ValueError("pin_hash must come from board_pi.web.auth.hash_pin")
-    state = WebState(table, pin_hash, guard or PinGuard(), on_pin_set, heartbeat, max_streams,
+    if store is None:
+        from .auth import pin_hash_problem
+
+        if pin_hash is not None and pin_hash_problem(pin_hash):
+            raise ValueError(f"pin_hash cannot be used: {pin_hash_problem(pin_hash)}")
+        store = DirectorStore(Path(data_dir) if data_dir is not None else None, pin_hash)
+    state = WebState(table, store, guard or PinGuard(), on_pin_set, heartbeat, max_streams,
                      judge_clear_seconds)
-    state.pin_epoch = _epoch(pin_hash)
     app.extensions["board_pi"] = state
 
     # -- helpers ----------------------------------------------------------------------------
@@ -188,7 +231,36 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         return str(token)
 
     def is_director() -> bool:
-        return bool(session.get("director")) and session.get("epoch") == state.pin_epoch
+        # The cookie alone is not enough: the server must still know its session (a logout or a
+        # new PIN ends it for good, not just in that browser).
+        return bool(session.get("director")) and state.store.session_alive(session.get("sid"))
+
+    def from_the_pi() -> bool:
+        """A request made on the Pi itself: from a loopback address, and not passed on by a
+        proxy (which would make every visitor look local)."""
+        if any(h in request.headers for h in PROXY_HEADERS):
+            return False
+        try:
+            ip = ipaddress.ip_address((request.remote_addr or "").split("%")[0])
+        except ValueError:
+            return False
+        mapped = getattr(ip, "ipv4_mapped", None)
+        return bool(ip.is_loopback or (mapped is not None and mapped.is_loopback))
+
+    def checked_pin(pin: object, stored: str) -> bool:
+        """``check_pin``, but only a few at once: each costs 16 MiB and tens of milliseconds."""
+        if not state.hashing.acquire(timeout=state.hash_wait):
+            raise ApiError(503, "the table is busy checking PINs: try again in a moment")
+        try:
+            return isinstance(pin, str) and check_pin(pin, stored)
+        finally:
+            state.hashing.release()
+
+    def reserve_guess() -> None:
+        """Count a guess before it is checked (a burst cannot outrun the lockout)."""
+        lock = state.guard.attempt(client())
+        if lock.wait > 0:
+            raise ApiError(429, f"too many wrong PINs: try again in {int(lock.wait) + 1} s", wait=lock.wait)
 
     def need_director() -> None:
         if state.pin_hash is None:
@@ -292,7 +364,9 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
     @app.get("/api/session")
     def api_session() -> Response:
         lock = state.guard.status(client())
-        return jsonify({"director": is_director(), "pin_set": state.pin_hash is not None,
+        pin_set = state.pin_hash is not None
+        return jsonify({"director": is_director(), "pin_set": pin_set,
+                        "setup_code": not pin_set and not from_the_pi(),
                         "csrf": csrf_token(), "wait": round(lock.wait, 1)})
 
     @app.get("/api/games")
@@ -305,11 +379,15 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         """A finished game's record from the archive (never overwritten)."""
         if table.archive is None:
             raise ApiError(404, "this table keeps no archive of finished games")
+        charset = "utf-8"
         try:
-            text = table.archive.get(game_id)
+            text: str | bytes = table.archive.get(game_id)
         except KeyError:
             raise ApiError(404, f"no finished game {game_id!r}") from None
-        resp = Response(text, mimetype="text/plain; charset=utf-8")
+        except UnicodeDecodeError:
+            # A record from another program, in the GCG's old default encoding: sent as it is.
+            text, charset = (Path(table.archive.dir) / f"{game_id}.gcg").read_bytes(), "iso-8859-1"
+        resp = Response(text, content_type=f"text/plain; charset={charset}")
         resp.headers["Content-Disposition"] = f'attachment; filename="{game_id}.gcg"'
         return resp
 
@@ -324,7 +402,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         if table.game is None:
             raise ApiError(404, "no game yet: nothing to download")
         text = table.gcg()
-        resp = Response(text, mimetype="text/plain; charset=utf-8")
+        resp = Response(text, content_type="text/plain; charset=utf-8")
         resp.headers["Content-Disposition"] = f'attachment; filename="game-{table.game_id}.gcg"'
         return resp
 
@@ -428,20 +506,18 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         session.clear()
         session.permanent = True
         session["director"] = True
-        session["epoch"] = state.pin_epoch
+        session["sid"] = state.store.new_session()
         session["csrf"] = secrets.token_urlsafe(32)  # a new token with the new privilege
 
     @app.post("/api/login")
     def api_login() -> Response:
         data = _body()
-        if state.pin_hash is None:
+        stored = state.pin_hash
+        if stored is None:
             raise ApiError(409, "no director's PIN is set yet: choose one first", setup=True)
-        lock = state.guard.status(client())
-        if lock.wait > 0:
-            raise ApiError(429, f"too many wrong PINs: try again in {int(lock.wait) + 1} s", wait=lock.wait)
-        pin = data.get("pin")
-        if not isinstance(pin, str) or not check_pin(pin, state.pin_hash):
-            lock = state.guard.failed(client())
+        reserve_guess()
+        if not checked_pin(data.get("pin"), stored):
+            lock = state.guard.status(client())
             if lock.wait > 0:
                 raise ApiError(429, f"wrong PIN: locked for {int(lock.wait) + 1} s", wait=lock.wait)
             raise ApiError(401, "wrong PIN", login=True)
@@ -451,35 +527,46 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
 
     @app.post("/api/logout")
     def api_logout() -> Response:
+        state.store.end_session(session.get("sid"))
         session.clear()
         return ok(director=False, csrf=csrf_token())
 
     @app.post("/api/pin")
     def api_pin() -> Response:
-        """Set the first PIN (none set yet), or change it (the director, giving the current one)."""
+        """Set the first PIN (none set yet: from the Pi itself, or with the one-time code from
+        the service's log), or change it (the director, giving the current one)."""
         data = _body()
         try:
             new = validate_pin(data.get("pin"))
         except BadPin as e:
             raise ApiError(400, str(e)) from None
-        if state.pin_hash is not None:
+        current_hash = state.pin_hash
+        if current_hash is not None:
             need_director()
-            lock = state.guard.status(client())
-            if lock.wait > 0:
-                raise ApiError(429, f"too many wrong PINs: try again in {int(lock.wait) + 1} s", wait=lock.wait)
-            current = data.get("current")
-            if not isinstance(current, str) or not check_pin(current, state.pin_hash):
-                state.guard.failed(client())
+            reserve_guess()
+            if not checked_pin(data.get("current"), current_hash):
                 raise ApiError(401, "the current PIN is wrong")
+            state.guard.succeeded(client())
+        elif not from_the_pi():
+            reserve_guess()
+            if not state.store.code_matches(data.get("code")):
+                raise ApiError(403, "away from the table, the first PIN needs the one-time code: it is in "
+                               "the service's log (journalctl -u board-pi) and on `board-pi doctor`",
+                               setup_code=True)
+            state.guard.succeeded(client())
+        stored = hash_pin(new)
         with state.lock:
-            stored = hash_pin(new)
+            if state.pin_hash != current_hash:  # someone else set it meanwhile
+                raise ApiError(409, "the PIN was changed meanwhile: reload the page")
             if state.on_pin_set is not None:
                 try:
                     state.on_pin_set(stored)
                 except Exception as e:  # the PIN must not change if it could not be kept
-                    raise ApiError(500, f"could not save the new PIN: {e}") from None
-            state.pin_hash = stored
-            state.pin_epoch = _epoch(stored)  # every other director's session ends
+                    raise ApiError(503, f"could not save the new PIN: {e}") from None
+            try:
+                state.store.set_pin_hash(stored)  # every director's session ends
+            except OSError as e:
+                raise ApiError(503, f"could not save the new PIN ({e.strerror or e}); the old one stands") from None
         log_in()
         return ok(director=True, csrf=session["csrf"])
 
@@ -535,10 +622,20 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
         lexicon = _text(data, "lexicon", 80, default="", required=False)
         if lexicon and lexicon != table.judge.lexicon.name:
             from ..rules.lexicon import LexiconError
-            from ..wordlists import load_lexicon
+            from ..wordlists import available, load_lexicon
 
+            # By name only, from the lexicon folders or the configuration: a path would let the
+            # judge answer whether a word is in any file the table can read.
+            allowed = {Path(spec).stem if ("/" in spec or spec.endswith(".txt")) else spec: spec
+                       for spec in (table.settings.lexicon, *lexicons)}
+            if lexicon in allowed:
+                spec = allowed[lexicon]
+            elif lexicon in available() and re.fullmatch(r"[\w-][\w.-]*", lexicon) and ".." not in lexicon:
+                spec = lexicon
+            else:
+                raise ApiError(400, f"no lexicon named {lexicon!r} (known: {', '.join(available())})")
             try:
-                lex = load_lexicon(lexicon)
+                lex = load_lexicon(spec)
             except LexiconError as e:
                 raise ApiError(400, str(e)) from None
             old = table.judge

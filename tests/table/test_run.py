@@ -66,39 +66,7 @@ def test_run_with_the_pico_clock_keeps_the_link_resume_point(tmp_path: Path) -> 
         os.close(slave)
 
 
-def test_a_pin_chosen_on_the_page_at_first_start_is_kept_hashed(tmp_path: Path) -> None:
-    import http.cookiejar
-    import time
-    import urllib.request
-
-    from board_pi.config import load_config, verify_pin
-
-    cfg = config(tmp_path)
-    proc = subprocess.Popen([sys.executable, "-m", "board_pi.cli", "run", "--config", str(cfg),
-                             "--stop-after", "20"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        jar = http.cookiejar.CookieJar()
-        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-        base = "http://127.0.0.1:18931"
-        for _ in range(100):
-            try:
-                session = json.load(opener.open(base + "/api/session", timeout=2))
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert session["pin_set"] is False
-        req = urllib.request.Request(base + "/api/pin", data=json.dumps({"pin": "8642"}).encode(),
-                                     headers={"Content-Type": "application/json",
-                                              "X-CSRF-Token": session["csrf"]}, method="POST")
-        assert opener.open(req, timeout=10).status == 200
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    stored = load_config(cfg).web.director_pin_hash
-    assert stored.startswith("scrypt$") and "8642" not in cfg.read_text()
-    assert verify_pin("8642", stored)
-    assert (tmp_path / "data" / "session.key").stat().st_mode & 0o777 == 0o600
+# The first PIN chosen on the page: tests/web/test_director.py (kept in the data directory).
 
 
 def test_the_table_reads_with_the_enrolled_tiles(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

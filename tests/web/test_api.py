@@ -231,12 +231,10 @@ def test_director_runs_a_game(director: Client, table: Table) -> None:
     assert director.post("/api/end")[0] == 400  # already over
 
 
-def test_reread_is_confirmed_from_the_page(director: Client, table: Table) -> None:
+def test_reread_is_confirmed_from_the_page(director: Client, table: Table, game_time: Any) -> None:
     table.new_game(["Ann", "Bob"])
     table.press(0)  # starts the clock
-    import time
-
-    time.sleep(0.35)  # past the clock's guard against a double press
+    game_time.advance(0.35)  # past the clock's guard against a double press
     out = director.post("/api/press", {"player": 0})[1]
     assert out["outcome"] == "pending"  # no camera: the play is entered on the page
     assert table.snapshot()["pending"]["kind"] == "reread"
@@ -245,12 +243,10 @@ def test_reread_is_confirmed_from_the_page(director: Client, table: Table) -> No
     assert table.snapshot()["moves"][0]["text"] == "H8 QI"
 
 
-def test_blank_letter_is_asked_and_given(director: Client, table: Table) -> None:
+def test_blank_letter_is_asked_and_given(director: Client, table: Table, game_time: Any) -> None:
     table.new_game(["Ann", "Bob"])
     table.press(0)
-    import time
-
-    time.sleep(0.35)
+    game_time.advance(0.35)
     director.post("/api/press", {"player": 0})
     # A blank in Q?IT: only a few letters make a word, so the table asks.
     director.post("/api/confirm", {"tiles": {"H8": "?", "I8": "A"}})
@@ -396,14 +392,15 @@ def test_no_request_body_makes_a_500(fuzz_client: Client, path: str, body: Any) 
         assert isinstance(out, dict) and out.get("error")
 
 
-def test_director_stays_logged_in_across_a_restart(table: Table, pin_hash: str) -> None:
-    first = create_app(table, pin_hash=pin_hash, secret_key="kept")
+def test_director_stays_logged_in_across_a_restart(table: Table, pin_hash: str, tmp_path: Any) -> None:
+    first = create_app(table, pin_hash=pin_hash, secret_key="kept", data_dir=tmp_path)
     c = Client(first)
     c.login()
     cookie = c.http.get_cookie("board_pi_session")
     assert cookie is not None
     table.new_game(["Ann", "Bob"])
-    second = Client(create_app(table, pin_hash=pin_hash, secret_key="kept"))
+    # The sessions the server knows are kept in the data directory with the key.
+    second = Client(create_app(table, pin_hash=pin_hash, secret_key="kept", data_dir=tmp_path))
     second.http.set_cookie("board_pi_session", cookie.value)
     second.csrf = second.get("/api/session")[1]["csrf"]
     assert second.get("/api/session")[1]["director"] is True

@@ -22,7 +22,7 @@ def test_damaged_hash_matches_nothing(stored: str) -> None:
     assert check_pin("2468", stored) is False
 
 
-@pytest.mark.parametrize("pin", ["123", "x" * 33, " 1234", "12\n34", 1234, None])
+@pytest.mark.parametrize("pin", ["123", "x" * 65, " 1234", "1234 ", "12\n34", "12\x0034", "12\u200b34", 1234, None])
 def test_bad_pins_refused(pin: object) -> None:
     with pytest.raises(BadPin):
         validate_pin(pin)

@@ -16,7 +16,7 @@ from board_pi.clock import TimeControl
 from board_pi.table.table import Table
 from board_pi.web import serve
 
-from .conftest import PIN
+from .conftest import PIN, SteppedTime
 
 from playwright.sync_api import expect  # noqa: E402  (skipped with the browser fixture when absent)
 
@@ -102,10 +102,10 @@ def test_overtime_shows_red_with_the_penalty(server: Any, table: Table, page: An
 
 
 def test_pending_reading_shown_and_confirmed_by_the_director(server: Any, table: Table, page: Any,
-                                                             artifacts: Path) -> None:
+                                                             artifacts: Path, game_time: Any) -> None:
     table.new_game(["Ann", "Bob"])
     table.press(0)
-    time.sleep(0.35)  # past the clock's guard against a double press
+    game_time.advance(0.35)  # past the clock's guard against a double press
     table.press(0)  # no camera: the table asks for the play on the page
     page.goto(server.url)
     page.wait_for_selector("#pending:not([hidden])")
@@ -280,10 +280,11 @@ def test_page_reconnects_and_catches_up(table: Table, pin_hash: str, browser: An
         handle.stop()
 
 
-def test_blank_letter_chosen_on_the_page(server: Any, table: Table, page: Any, artifacts: Path) -> None:
+def test_blank_letter_chosen_on_the_page(server: Any, table: Table, page: Any, artifacts: Path,
+                                         game_time: Any) -> None:
     table.new_game(["Ann", "Bob"])
     table.press(0)
-    time.sleep(0.35)
+    game_time.advance(0.35)
     table.press(0)
     table.confirm({"H8": "?", "I8": "A"})  # a blank and an A: the lexicon allows a few letters
     pending = table.snapshot()["pending"]
@@ -390,7 +391,8 @@ def test_a_recorded_game_played_by_presses(shared_data: Path, tmp_path: Path, le
         opening.append(m)
     assert len(opening) >= 5
     seen = SeenBoard()
-    table = Table(Journal(tmp_path / "j.db"), WordJudge(lexicon), camera=seen, reader=seen)
+    game_time = SteppedTime()
+    table = Table(Journal(tmp_path / "j.db"), WordJudge(lexicon), camera=seen, reader=seen, time_source=game_time)
     names = [p.nick for p in record.players]
     table.new_game(names)
     handle = serve(table, port=0, pin_hash=pin_hash, threads=8)
@@ -405,7 +407,7 @@ def test_a_recorded_game_played_by_presses(shared_data: Path, tmp_path: Path, le
             p = names.index(m.nick)
             shadow.play(p, f"{m.position} {m.word}")
             seen.show(shadow.state.board.rows())
-            time.sleep(0.35)  # a real player takes longer than the clock's double-press guard
+            game_time.advance(0.35)  # a real player takes longer than the clock's double-press guard
             result = table.press(p)
             assert result.outcome == "play", result
             score = page.locator(f'[data-player="{p}"] [data-role="score"]')

@@ -9,6 +9,7 @@
   async function showSession() {
     try { session = await BP.refreshSession(); } catch (e) { return; }
     $("auth-setup").hidden = session.pin_set;
+    $("setup-code").hidden = $("setup-code-help").hidden = !session.setup_code;
     $("auth-login").hidden = !session.pin_set || session.director;
     $("auth-in").hidden = !session.director;
     $("auth-error").textContent = session.wait > 0 ? `too many wrong PINs: wait ${Math.ceil(session.wait)} s` : "";
@@ -21,8 +22,10 @@
     ev.preventDefault();
     if ($("setup-pin").value !== $("setup-pin2").value) { $("auth-error").textContent = "the two PINs differ"; return; }
     try {
-      await api("POST", "/api/pin", { pin: $("setup-pin").value }, { noRetry: true });
-      $("setup-pin").value = $("setup-pin2").value = "";
+      const body = { pin: $("setup-pin").value };
+      if (session && session.setup_code) body.code = $("setup-code").value;
+      await api("POST", "/api/pin", body, { noRetry: true });
+      $("setup-pin").value = $("setup-pin2").value = $("setup-code").value = "";
       BP.toast("PIN set: you are logged in", "ok");
       showSession();
     } catch (err) { $("auth-error").textContent = err.message; }
