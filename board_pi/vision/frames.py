@@ -297,12 +297,13 @@ class PiCameraSource(_Source):
     metadata and set back as fixed controls, so a lamp switched on later or a player's shadow
     does not shift the colours between frames (the reader compares frames). ``controls`` (for
     example a calibration's ``camera`` settings) sets them straight away instead of settling.
+    ``sleep`` waits that long (injected: tests give their own clock).
     """
 
     name = "picamera2"
 
     def __init__(self, size: tuple[int, int] | None = None, settle: float = 2.0, camera: int = 0,
-                 controls: dict[str, Any] | None = None) -> None:
+                 controls: dict[str, Any] | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as e:
@@ -330,10 +331,10 @@ class PiCameraSource(_Source):
             fixed.update({k: (tuple(v) if isinstance(v, list) else v) for k, v in controls.items()
                           if k in ("ExposureTime", "AnalogueGain", "ColourGains")})
             self._cam.set_controls(fixed)
-            time.sleep(min(settle, 0.5))  # a few frames for the new controls to take effect
+            sleep(min(settle, 0.5))  # a few frames for the new controls to take effect
             self.settings = fixed
         else:
-            time.sleep(settle)
+            sleep(settle)
             self.settings = self.freeze()
 
     def freeze(self) -> dict[str, Any]:
@@ -386,10 +387,11 @@ def _synthetic(options: str) -> FrameSource:
 register_source("synthetic", _synthetic)
 
 
-def open_source(spec: str, repeat: bool = False) -> FrameSource:
+def open_source(spec: str, repeat: bool = False, sleep: Callable[[float], None] = time.sleep) -> FrameSource:
     """Open a frame source from its description (see the module's table).
 
-    ``repeat`` makes an image or a folder start again instead of ending. Raises
+    ``repeat`` makes an image or a folder start again instead of ending; ``sleep`` is how a
+    camera waits for its exposure to settle (injected: tests give their own clock). Raises
     :class:`FrameSourceError` with a message for the user when the source cannot be opened.
     """
     spec = str(spec).strip()
@@ -403,7 +405,7 @@ def open_source(spec: str, repeat: bool = False) -> FrameSource:
             if not m:
                 raise FrameSourceError(f"picamera2 size {options!r} is not like 2028x1520")
             size = (int(m.group(1)), int(m.group(2)))
-        return PiCameraSource(size=size)
+        return PiCameraSource(size=size, sleep=sleep)
     if head in _FACTORIES and not Path(spec).exists():
         return _FACTORIES[head](options)
     if spec.isdigit():

@@ -12,7 +12,6 @@ import cv2
 import numpy as np
 import pytest
 
-from board_pi.vision import frames
 from board_pi.vision.frames import (
     PICAMERA2_MISSING,
     FolderSource,
@@ -204,9 +203,9 @@ def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pyte
     module = types.ModuleType("picamera2")
     module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
     _StandInPicamera2.instances.clear()
-    with PiCameraSource(size=(2028, 1520)) as src:
+    slept: list[float] = []
+    with PiCameraSource(size=(2028, 1520), sleep=slept.append) as src:
         cam = _StandInPicamera2.instances[0]
         frames_read = [src.read() for _ in range(3)]
         assert src.settings == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 16650, "AnalogueGain": 2.5, "ColourGains": (1.9, 1.6)}
@@ -220,30 +219,32 @@ def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pyte
     assert ("set_controls", {"ScalerCrop": (0, 0, 4056, 3040)}) in cam.calls
     assert cam.controls["AeEnable"] is False and cam.controls["ExposureTime"] == 16650
     assert all(f is not None and f.shape == (1520, 2028, 3) for f in frames_read)
+    assert slept == [2.0]  # the settle, waited on the injected clock before the settings were read
 
 
 def test_picamera2_by_spec(monkeypatch: pytest.MonkeyPatch) -> None:
     module = types.ModuleType("picamera2")
     module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
-    with open_source("picamera2:1332x990") as src:
+    slept: list[float] = []
+    with open_source("picamera2:1332x990", sleep=slept.append) as src:
         f = src.read()
-    assert f is not None and f.shape == (990, 1332, 3)
+    assert f is not None and f.shape == (990, 1332, 3) and slept == [2.0]
 
 
 def test_picamera2_takes_saved_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     module = types.ModuleType("picamera2")
     module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
     _StandInPicamera2.instances.clear()
     # As read back from a calibration's JSON: lists, and keys that are not controls.
     saved = {"source": "picamera2", "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": [2.0, 1.4]}
-    with PiCameraSource(controls=saved) as src:
+    slept: list[float] = []
+    with PiCameraSource(controls=saved, sleep=slept.append) as src:
         assert src.settings == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": (2.0, 1.4)}
     cam = _StandInPicamera2.instances[0]
     assert cam.controls["ColourGains"] == (2.0, 1.4) and cam.controls["AwbEnable"] is False
+    assert slept == [0.5]  # a few frames for the saved controls, not the whole settle
 
 
 # --------------------------------------------------------------------------- bounded images
