@@ -160,6 +160,17 @@ def with_stand_ins(style: "Style", directory: str | Path | None = None) -> tuple
                    label_font=usable[style.label_font]), why
 
 
+def describe_fonts(names: Iterable[str], directory: str | Path | None = None) -> str:
+    """Which catalogue fonts, from where, drawn by which Pillow and FreeType: what a benchmark
+    prints so its figures can be reproduced."""
+    from PIL import __version__ as pillow, features
+
+    used = [catalogue_font(n) for n in sorted(set(names), key=lambda n: [f.name for f in FONTS].index(n))]
+    listed = ", ".join(f.name + ("" if f.bundled else f" ({f.package} {f.version})") for f in used)
+    return (f"{len(used)} of the catalogue's {len(FONTS)} fonts from {font_dir(directory)}: {listed}; "
+            f"Pillow {pillow}, FreeType {features.version('freetype2')}")
+
+
 @functools.lru_cache(maxsize=512)
 def _font(path: str, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     if path == BUILTIN:
