@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.stamp
 
-.PHONY: demo test bench model clean
+.PHONY: demo test bench model clean font-packages
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("board-pi needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -29,15 +29,21 @@ test: $(STAMP)-test
 bench: $(STAMP)-test
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
-# The tile model: training needs torch (CPU build) and the Debian fonts the tiles are rendered in;
-# neither is needed to run or test board-pi, which reads the committed ONNX file with OpenCV.
-TRAIN_FONTS := fonts-dejavu fonts-liberation fonts-freefont-ttf fonts-noto-core fonts-urw-base35
+# The Debian packages of the renderer's font catalogue: one list, in board_pi/vision/fonts.txt
+# (.ci/run reads it too). The tiles are rendered in these fonts for training and for the tests.
+FONT_PACKAGES := $(shell awk -F'\t' '$$2 ~ /^fonts-/ {print $$2}' board_pi/vision/fonts.txt | sort -u)
+
+# The tile model: training needs torch (CPU build) and the catalogue's fonts; neither is needed
+# to run board-pi, which reads the committed ONNX file with OpenCV.
 model: $(STAMP)-run
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-		dpkg -s $(TRAIN_FONTS) >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq $(TRAIN_FONTS)); \
-	else echo "note: install the fonts for training: sudo apt-get install $(TRAIN_FONTS)"; fi
+		dpkg -s $(FONT_PACKAGES) >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq $(FONT_PACKAGES)); \
+	else echo "note: install the fonts for training: sudo apt-get install $(FONT_PACKAGES)"; fi
 	$(PY) -m pip install --quiet torch==2.13.0 onnx
 	$(PY) -W ignore -m board_pi.vision.train
+
+font-packages:
+	@echo $(FONT_PACKAGES)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from board_pi.vision.calibration import calibrate, check  # noqa: E402
 from board_pi.vision.locate import find_board  # noqa: E402
+from board_pi.vision.render import describe_fonts  # noqa: E402
 from tests.vision.drawn_boards import DELUXE, MODERN, DrawnBoard, photograph, random_edition, some_tiles  # noqa: E402
 
 
@@ -125,10 +126,13 @@ def main() -> int:
     # Rendered boards of random editions (issue 4's renderer): random premium palettes, lines
     # from dark to hardly visible, any turn, tilt up to 35 degrees, hands in some.
     rows = []
+    fonts: set[str] = set()
     for seed in range(50_000, 50_000 + args.rendered):
         r = random_edition(seed)
+        fonts.update(r.fonts)
         rows.append(_measure(f"rendered {seed}", r.image, r.corners, None))
     _report(f"rendered boards of random editions ({args.rendered}, 1280x960)", rows)
+    print(f"  lettered in {describe_fonts(fonts)}")
 
     real = args.data / "real-boards" / "declanfinerty"
     if real.is_dir():

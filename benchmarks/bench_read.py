@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from board_pi.vision.evaluate import (evaluate_enrolled, evaluate_photos, evaluate_real, evaluate_synthetic, game_like_rows,  # noqa: E402
                                       hand_labelled)
 from board_pi.vision.read import Reader  # noqa: E402
-from board_pi.vision.render import render_board  # noqa: E402
+from board_pi.vision.render import describe_fonts, render_board  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
 GAME = ROOT.parent / "shared" / "data" / "real-photos" / "jheidel-game"
@@ -58,6 +58,7 @@ def main() -> int:
     print(f"  empty read as tile {syn['empty_read_as_tile']} of {syn['empties']}")
     if syn["errors"]:
         print("  e.g. " + ", ".join(syn["errors"][:8]))
+    print(f"  lettered in {describe_fonts(syn['fonts'])}")
 
     if REAL.is_dir():
         real = evaluate_real(reader, REAL)
@@ -97,6 +98,7 @@ def main() -> int:
     for k in range(args.repeats):
         rows = game_like_rows(np.random.default_rng(40_000_000 + k))
         frames.append(render_board(rows, seed=40_000_000 + k))
+    print(f"timed frames lettered in {describe_fonts(f for fr in frames for f in fr.fonts)}")
     changed = [(7, 3), (7, 4), (7, 5), (7, 6), (7, 7), (7, 8), (7, 9)]
     full_t, part_t, find_t = [], [], []
     reader.read(frames[0].image, frames[0].corners)  # warm up
@@ -135,7 +137,8 @@ def main() -> int:
 
 def memory_child(frame: str, corners: str) -> int:
     """Read one frame ten times (finding the board when a finder exists); print peak RSS in MB."""
-    from board_pi.vision.read import load_image, parse_corners
+    from board_pi.vision.frames import load_image
+    from board_pi.vision.read import parse_corners
 
     image = load_image(frame)
     c = parse_corners(corners)

@@ -114,22 +114,26 @@ class ScriptedCamera:
         return image
 
 
-DEMO_FONT = "truetype/dejavu/DejaVuSans-Bold.ttf"  # in Debian's and Raspberry Pi OS's fonts-dejavu-core
+DEMO_FONT = "DejaVu Sans Bold"  # a name in the renderer's font catalogue: Debian's fonts-dejavu-core
 
 
-def demo_style(seed: int) -> Any:
-    """The demo's board edition and tiles: a random edition, lettered in DejaVu Sans Bold where
-    it is installed (Pillow's own font elsewhere), so the demo looks the same on every machine
-    that has the font, whatever other fonts it has."""
+def demo_style(seed: int, fonts: Any = None) -> Any:
+    """The demo's board edition and tiles: a random edition, lettered in the catalogue's
+    :data:`DEMO_FONT` (found in the font directory ``fonts``, by default /usr/share/fonts), so
+    the demo looks the same on every machine that has it, whatever other fonts it has. Where it
+    is absent the demo still plays, in Pillow's own font, and says so."""
     from dataclasses import replace
-    from pathlib import Path as _Path
 
     import numpy as np
 
-    from ..vision.render import BUILTIN, random_style
+    from ..vision.render import BUILTIN, FontMissing, font_path, random_style
 
-    path = _Path("/usr/share/fonts") / DEMO_FONT
-    font = str(path) if path.is_file() else BUILTIN
+    font = DEMO_FONT
+    try:
+        font_path(DEMO_FONT, fonts)
+    except FontMissing as e:
+        print(f"board-pi demo: {e}; the tiles are lettered in Pillow's own font instead", file=sys.stderr, flush=True)
+        font = BUILTIN
     return replace(random_style(np.random.default_rng(seed)), letter_font=font, value_font=font,
                    label_font=font)
 

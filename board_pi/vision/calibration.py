@@ -37,6 +37,7 @@ FORMAT_VERSION = 1
 MARKER_DICTIONARY = "DICT_4X4_50"
 MARKER_IDS = (0, 1, 2, 3)
 DEFAULT_DIR = Path("calibration")
+MAX_FILE_BYTES = 256 * 1024  # a calibration is about 1 KB
 
 
 class CalibrationError(ValueError):
@@ -91,43 +92,59 @@ class Calibration:
         def bad(msg: str) -> CalibrationError:
             return CalibrationError(f"{where}: {msg}")
 
+        def number(v: Any) -> bool:  # a JSON number (true and false are not)
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+        def pairs(v: Any, what: str) -> np.ndarray:
+            if not (isinstance(v, list) and len(v) == 4 and all(isinstance(p, list) and len(p) == 2
+                                                                and all(number(x) and abs(x) < 1e7 for x in p) for p in v)):
+                raise bad(f"{what} must be four [x, y] pairs of numbers")
+            return np.array(v, dtype=np.float32)
+
         if not isinstance(data, dict):
             raise bad("not a JSON object")
         if data.get("version") != FORMAT_VERSION:
-            raise bad(f"format version {data.get('version')!r}, expected {FORMAT_VERSION}")
-        try:
-            corners = np.array(data["corners"], dtype=np.float32)
-            frame_size = tuple(int(v) for v in data["frame_size"])
-            rotation = int(data.get("rotation", 0))
-        except (KeyError, TypeError, ValueError) as e:
-            raise bad(f"missing or malformed corners, frame_size or rotation ({e})") from None
-        if corners.shape != (4, 2) or not np.isfinite(corners).all():
-            raise bad("corners must be four [x, y] pairs")
-        if len(frame_size) != 2 or min(frame_size) <= 0:
-            raise bad("frame_size must be [width, height]")
-        if rotation not in (0, 90, 180, 270):
+            shown = repr(data.get("version"))
+            raise bad(f"format version {shown if len(shown) < 24 else shown[:20] + '...'}, expected {FORMAT_VERSION}")
+        for key in ("corners", "frame_size"):
+            if key not in data:
+                raise bad(f"missing or malformed corners, frame_size or rotation (no {key})")
+        corners = pairs(data["corners"], "corners")
+        size = data["frame_size"]
+        if not (isinstance(size, list) and len(size) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                  and 0 < v <= 100_000 for v in size)):
+            raise bad("frame_size must be [width, height], whole numbers of pixels")
+        frame_size = (int(size[0]), int(size[1]))
+        rotation = data.get("rotation", 0)
+        if rotation not in (0, 90, 180, 270) or isinstance(rotation, bool):
             raise bad("rotation must be 0, 90, 180 or 270")
+        rotation = int(rotation)
         if not cv2.isContourConvex(corners.reshape(-1, 1, 2)):
             raise bad("the four corners do not make a convex quadrilateral")
         markers: dict[int, np.ndarray] = {}
         m = data.get("markers")
         if m:
-            if m.get("dictionary") != MARKER_DICTIONARY:
+            if not isinstance(m, dict) or m.get("dictionary") != MARKER_DICTIONARY:
                 raise bad(f"markers must be {MARKER_DICTIONARY}")
-            try:
-                for k, v in m["grid_corners"].items():
-                    arr = np.array(v, dtype=np.float32)
-                    if arr.shape != (4, 2):
-                        raise ValueError(f"marker {k} needs four corners")
-                    markers[int(k)] = arr
-            except (KeyError, TypeError, ValueError, AttributeError) as e:
-                raise bad(f"malformed markers ({e})") from None
+            grid = m.get("grid_corners")
+            if not isinstance(grid, dict) or not all(isinstance(k, str) and k.isdigit() and len(k) < 4 for k in grid):
+                raise bad("malformed markers (grid_corners must map marker ids to corners)")
+            for k, v in grid.items():
+                try:
+                    markers[int(k)] = pairs(v, f"marker {k}")
+                except CalibrationError as e:
+                    raise bad(f"malformed markers ({str(e).split(': ', 1)[-1]}: marker {k} needs four corners)") from None
         camera = data.get("camera") or {}
         reference = data.get("reference") or {}
         if not isinstance(camera, dict) or not isinstance(reference, dict):
             raise bad("camera and reference must be objects")
-        return cls(corners, rotation, (frame_size[0], frame_size[1]), markers, camera,
-                   {str(k): float(v) for k, v in reference.items()}, str(data.get("created", "")))
+        if not all(number(v) for v in reference.values()):
+            raise bad("reference must hold numbers")
+        for k, v in camera.items():  # given back to the camera as controls: numbers, or a list of them
+            if not (isinstance(v, (str, bool)) or number(v) or (isinstance(v, list) and len(v) <= 4 and all(map(number, v)))):
+                raise bad(f"camera setting {str(k)[:40]!r} must be a number, a list of numbers or text")
+        return cls(corners, rotation, frame_size, markers, camera,
+                   {str(k): float(v) for k, v in reference.items()}, str(data.get("created", ""))[:64])
 
 
 def save(cal: Calibration, path: str | Path) -> Path:
@@ -149,16 +166,24 @@ def save(cal: Calibration, path: str | Path) -> Path:
 def load(path: str | Path) -> Calibration:
     """Read a profile; :class:`CalibrationError` with the reason when it cannot be used."""
     p = Path(path)
+    if not p.exists():
+        raise CalibrationError(f"no calibration file {p}")
+    if not p.is_file():  # a folder, or a device such as /dev/zero that would be read for ever
+        raise CalibrationError(f"cannot read {p}: not a file")
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CalibrationError(f"no calibration file {p}") from None
+        with open(p, "rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise CalibrationError(f"{p} is larger than any calibration ({MAX_FILE_BYTES // 1024} KB): not one")
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CalibrationError(f"cannot read {p}: {e}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise CalibrationError(f"{p} is not valid JSON ({e.msg}, line {e.lineno})") from None
+    except (RecursionError, ValueError) as e:  # nested too deeply; a number of thousands of digits
+        raise CalibrationError(f"{p} is not a calibration ({type(e).__name__}: {str(e)[:80]})") from None
     return Calibration.from_json(data, str(p))
 
 
@@ -480,7 +505,8 @@ def cmd_calibrate(args: Any) -> int:
     except FrameSourceError as e:
         raise UsageError(str(e)) from None
     if frame is None:
-        raise UsageError(f"{args.source} gave no frame")
+        why = getattr(src, "last_error", "")
+        raise UsageError(f"{args.source} gave no frame" + (f" ({why})" if why else ""))
     try:
         cal = calibrate(frame, corners=corners, rotation=args.rotation, use_markers=not args.no_markers, camera=camera)
     except CalibrationError as e:

@@ -19,8 +19,8 @@ from typing import Sequence
 
 import numpy as np
 
-from board_pi.vision.read import (N, NoBoard, Profile, ReadError, Reader, _warp, check_corners, grid_corners,
-                                  label_of, load_image, patches)
+from board_pi.vision.frames import FrameSourceError, load_image
+from board_pi.vision.read import N, NoBoard, Profile, ReadError, Reader, _warp, check_corners, grid_corners, label_of, patches
 
 DEFAULT_PROFILE = Path("calibration") / "tiles.npz"
 
@@ -104,7 +104,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     except NoBoard as e:
         print(f"board-pi enrol: {e}", file=sys.stderr)
         return 1
-    except ReadError as e:
+    except (ReadError, FrameSourceError) as e:
         print(f"board-pi enrol: {e}", file=sys.stderr)
         return 2
     out = Path(args.out) if args.out else DEFAULT_PROFILE

@@ -66,13 +66,16 @@ def game_like_rows(rng: np.random.Generator) -> list[str]:
 
 
 def evaluate_synthetic(reader: Reader, seeds: Iterable[int], size: tuple[int, int] = (1280, 960)) -> dict:
-    """Figures on rendered boards read through their true corners; squares under a hand skipped."""
+    """Figures on rendered boards read through their true corners; squares under a hand skipped.
+    ``fonts`` in the figures: the catalogue fonts the boards were lettered in."""
     t = Tally()
+    fonts: set[str] = set()
     for seed in seeds:
         rows = game_like_rows(np.random.default_rng(seed))
         r = render_board(rows, seed=seed, size=size)
+        fonts.update(r.fonts)
         t.add(rows, reader.read(r.image, r.corners).grid, r.occluded, tag=f"#{seed} ")
-    return t.figures()
+    return {**t.figures(), "fonts": sorted(fonts)}
 
 
 def real_boards(folder: Path) -> list[tuple[str, Path, list[str], np.ndarray]]:

@@ -27,6 +27,7 @@ import abc
 import importlib
 import re
 import time
+from struct import error as struct_error
 from pathlib import Path
 from typing import Any, Callable, Protocol, runtime_checkable
 
@@ -91,9 +92,28 @@ class _Source(abc.ABC):
 
 
 def as_bgr(frame: np.ndarray) -> np.ndarray:
-    """A frame as 3-channel BGR uint8, whatever came in (grey, BGRA, 16-bit)."""
+    """A frame as 3-channel BGR uint8, whatever came in: grey, grey with one channel, BGRA, or
+    deeper than 8 bits. ValueError (a :class:`FrameSourceError`) for what is not an image.
+
+    Deeper integers are scaled by their type's full range (65535 is white in a 16-bit frame) and
+    floats are taken as 0..1, OpenCV's convention: the same scene gives the same picture whatever
+    else a frame holds, which scaling by a frame's own brightest pixel would not.
+    """
+    if not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
+        raise FrameSourceError("an image is a numpy array (height x width [x channels]) with pixels in it")
+    if frame.ndim == 3 and frame.shape[2] not in (1, 3, 4):
+        raise FrameSourceError(f"an image has 1, 3 or 4 channels, not {frame.shape[2]}")
     if frame.dtype != np.uint8:
-        frame = cv2.convertScaleAbs(frame, alpha=255.0 / max(1.0, float(frame.max())))
+        if frame.dtype == np.bool_:
+            frame = frame.astype(np.uint8) * 255
+        elif np.issubdtype(frame.dtype, np.integer):
+            frame = np.rint(frame.astype(np.float64) * (255.0 / np.iinfo(frame.dtype).max)).clip(0, 255).astype(np.uint8)
+        elif np.issubdtype(frame.dtype, np.floating):
+            frame = np.rint(np.nan_to_num(frame.astype(np.float64) * 255.0, nan=0.0)).clip(0, 255).astype(np.uint8)
+        else:
+            raise FrameSourceError(f"an image's pixels are numbers, not {frame.dtype}")
+    if frame.ndim == 3 and frame.shape[2] == 1:
+        frame = frame[:, :, 0]
     if frame.ndim == 2:
         return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
     if frame.shape[2] == 4:
@@ -101,17 +121,60 @@ def as_bgr(frame: np.ndarray) -> np.ndarray:
     return frame
 
 
-def read_image(path: str | Path) -> np.ndarray:
-    """One image file as BGR; a clear :class:`FrameSourceError` when it cannot be read."""
+MAX_IMAGE_PIXELS = 50_000_000
+"""The largest image board-pi decodes: 50 megapixels, four times the Pi HQ camera's 12.3 and
+more than most phones give; decoded, it takes 150 MB (a 20000x20000 image would take 1.2 GB)."""
+MAX_IMAGE_BYTES = 4 * MAX_IMAGE_PIXELS + (1 << 20)
+"""The largest image file read: room for an uncompressed 50-megapixel BMP with an alpha channel."""
+IMAGE_FORMATS = "JPEG, PNG, BMP, TIFF, WebP, PPM or PGM"
+
+
+def _too_large(path: Path, what: str) -> FrameSourceError:
+    return FrameSourceError(f"{path} is {what}, more than board-pi reads ({MAX_IMAGE_PIXELS // 1_000_000} "
+                            "megapixels): scale the photo down")
+
+
+def image_size(path: str | Path) -> tuple[int, int]:
+    """(width, height) from an image file's header, without decoding its pixels."""
+    import warnings
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as im:  # lazy: reads the header only
+                return int(im.size[0]), int(im.size[1])
+    except Image.DecompressionBombError as e:  # Pillow's own limit, above ours
+        m = re.search(r"\((\d+) pixels\)", str(e))
+        raise _too_large(Path(path), f"{int(m.group(1)) / 1e6:.0f} megapixels" if m else "huge") from None
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError, struct_error) as e:
+        raise FrameSourceError(f"{path} is not an image board-pi can read ({IMAGE_FORMATS})") from e
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """One image file as BGR uint8: the one loader for every command and source that reads image
+    files. :class:`FrameSourceError` with the reason when it cannot or should not be read: no such
+    file, not an image, or more than :data:`MAX_IMAGE_PIXELS` (checked in the header, before
+    decoding: a 20000x20000 photo is refused, not decoded into 1.2 GB)."""
     p = Path(path)
-    if not p.is_file():
-        raise FrameSourceError(f"no such image file: {p}")
+    if not p.is_file():  # also refuses devices and pipes (/dev/zero would be read for ever)
+        raise FrameSourceError(f"{p}: no such file" + (" (it is a folder)" if p.is_dir() else ""))
+    size = p.stat().st_size
+    if size == 0:
+        raise FrameSourceError(f"{p} is empty, not an image")
+    if size > MAX_IMAGE_BYTES:
+        raise FrameSourceError(f"{p} is {size / 1e6:.0f} MB, larger than any photo board-pi reads "
+                               f"({MAX_IMAGE_BYTES / 1e6:.0f} MB)")
+    w, h = image_size(p)
+    if w * h > MAX_IMAGE_PIXELS:
+        raise _too_large(p, f"{w}x{h} pixels ({w * h / 1e6:.0f} megapixels)")
     # imdecode from bytes, unlike imread, copes with any path and says nothing on stderr.
     data = np.fromfile(str(p), dtype=np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
-    if img is None:
-        raise FrameSourceError(f"{p} is not an image OpenCV can read")
-    return img
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if img is None or img.size == 0:
+        raise FrameSourceError(f"{p} is not an image board-pi can read ({IMAGE_FORMATS})")
+    return as_bgr(img)
 
 
 class ImageSource(_Source):
@@ -119,7 +182,7 @@ class ImageSource(_Source):
 
     def __init__(self, path: str | Path, repeat: bool = False) -> None:
         self.name = str(path)
-        self._image = read_image(path)
+        self._image = load_image(path)
         self._repeat = repeat
         self._given = False
 
@@ -148,6 +211,7 @@ class FolderSource(_Source):
         self._repeat = repeat
         self._next = 0
         self.skipped: list[Path] = []
+        self.last_error = ""  # why the last skipped file was skipped
         self.current: Path | None = None
 
     def read(self) -> np.ndarray | None:
@@ -161,9 +225,10 @@ class FolderSource(_Source):
             self._next += 1
             tried += 1
             try:
-                img = read_image(f)
-            except FrameSourceError:
+                img = load_image(f)
+            except FrameSourceError as e:
                 self.skipped.append(f)
+                self.last_error = str(e)
                 continue
             self.current = f
             return img
@@ -196,6 +261,11 @@ class VideoSource(_Source):
             self._cap.release()
             what = "camera" if self.live else "video"
             raise FrameSourceError(f"cannot open {what} {target}" + (" (is it plugged in, and is it yours to use?)" if self.live else ""))
+        w, h = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
+        if w * h > MAX_IMAGE_PIXELS:  # refused before a frame is decoded, as for image files
+            self._cap.release()
+            raise FrameSourceError(f"{target}: frames of {w}x{h} pixels, more than board-pi reads "
+                                   f"({MAX_IMAGE_PIXELS // 1_000_000} megapixels)")
         if width and height:
             self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
@@ -227,12 +297,13 @@ class PiCameraSource(_Source):
     metadata and set back as fixed controls, so a lamp switched on later or a player's shadow
     does not shift the colours between frames (the reader compares frames). ``controls`` (for
     example a calibration's ``camera`` settings) sets them straight away instead of settling.
+    ``sleep`` waits that long (injected: tests give their own clock).
     """
 
     name = "picamera2"
 
     def __init__(self, size: tuple[int, int] | None = None, settle: float = 2.0, camera: int = 0,
-                 controls: dict[str, Any] | None = None) -> None:
+                 controls: dict[str, Any] | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as e:
@@ -260,10 +331,10 @@ class PiCameraSource(_Source):
             fixed.update({k: (tuple(v) if isinstance(v, list) else v) for k, v in controls.items()
                           if k in ("ExposureTime", "AnalogueGain", "ColourGains")})
             self._cam.set_controls(fixed)
-            time.sleep(min(settle, 0.5))  # a few frames for the new controls to take effect
+            sleep(min(settle, 0.5))  # a few frames for the new controls to take effect
             self.settings = fixed
         else:
-            time.sleep(settle)
+            sleep(settle)
             self.settings = self.freeze()
 
     def freeze(self) -> dict[str, Any]:
@@ -316,10 +387,11 @@ def _synthetic(options: str) -> FrameSource:
 register_source("synthetic", _synthetic)
 
 
-def open_source(spec: str, repeat: bool = False) -> FrameSource:
+def open_source(spec: str, repeat: bool = False, sleep: Callable[[float], None] = time.sleep) -> FrameSource:
     """Open a frame source from its description (see the module's table).
 
-    ``repeat`` makes an image or a folder start again instead of ending. Raises
+    ``repeat`` makes an image or a folder start again instead of ending; ``sleep`` is how a
+    camera waits for its exposure to settle (injected: tests give their own clock). Raises
     :class:`FrameSourceError` with a message for the user when the source cannot be opened.
     """
     spec = str(spec).strip()
@@ -333,7 +405,7 @@ def open_source(spec: str, repeat: bool = False) -> FrameSource:
             if not m:
                 raise FrameSourceError(f"picamera2 size {options!r} is not like 2028x1520")
             size = (int(m.group(1)), int(m.group(2)))
-        return PiCameraSource(size=size)
+        return PiCameraSource(size=size, sleep=sleep)
     if head in _FACTORIES and not Path(spec).exists():
         return _FACTORIES[head](options)
     if spec.isdigit():

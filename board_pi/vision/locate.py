@@ -34,6 +34,7 @@ import cv2
 import numpy as np
 
 from board_pi.rules.board import STANDARD, Premium, Square
+from board_pi.vision.frames import as_bgr
 
 GRID = 15
 FAINT = 3  # grey levels: the fainter grid lines looked for when none are found at 6
@@ -571,20 +572,6 @@ def _orientation(gray: np.ndarray, canonical: np.ndarray) -> tuple[int, float]:
 # --------------------------------------------------------------------------- the locator
 
 
-def _as_bgr(image: np.ndarray) -> np.ndarray:
-    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
-        raise ValueError("find_board needs an image as a numpy array (height x width [x channels])")
-    if image.dtype != np.uint8:
-        image = cv2.normalize(image, None, 0, 255, cv2.NORM_MINMAX).astype(np.uint8)
-    if image.ndim == 2:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.shape[2] == 4:
-        return cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
-    if image.shape[2] == 1:
-        return cv2.cvtColor(image[:, :, 0], cv2.COLOR_GRAY2BGR)
-    return image
-
-
 def _downscale(image: np.ndarray, side: int) -> np.ndarray:
     """The image with its longest side at most ``side``: halvings first (fast and clean), then a resize."""
     while max(image.shape[:2]) >= 2 * side:
@@ -633,7 +620,7 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     This is :func:`find_board` without deciding which way up the board is. It works at 640 px
     (fast, enough when the board fills much of the frame) and tries 1024 px when that fails.
     """
-    bgr = _as_bgr(image)
+    bgr = as_bgr(image)
     got = None
     for side in WORK_SIDES:
         got = _locate_at(bgr, side)
@@ -654,7 +641,7 @@ def find_board(image: np.ndarray) -> BoardLocation | None:
     is read from the tiles' point values, and is 0 with ``orientation_confidence`` 0 on a board
     with no tiles.
     """
-    bgr = _as_bgr(image)
+    bgr = as_bgr(image)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
     got = locate_grid(bgr, gray=gray)
     if got is None:

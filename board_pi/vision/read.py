@@ -17,13 +17,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
+
+from board_pi.vision.frames import FrameSourceError, as_bgr, load_image
 
 N = 15
 CLASSES = "." + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "?"
@@ -34,10 +40,17 @@ PATCH = 40
 """Side of a square's patch: the square and 6 pixels (about a fifth of a square) around it."""
 PAD = (PATCH - SQUARE_PX) // 2
 MODEL_PATH = Path(__file__).with_name("model") / "tiles.onnx"
+EMBEDDING_FEATURES = 96
+"""Features per tile in the committed model's ``embedding`` output, so in an enrolled profile."""
 
 
-class ReadError(Exception):
-    """The image or the corners cannot be used (message for the user)."""
+class ReadError(ValueError):
+    """The image, the corners or the tile profile cannot be used (message for the user)."""
+
+
+class ProfileError(ReadError):
+    """An enrolled tile profile (``tiles.npz``) that cannot be used: the message says which
+    file and why. Raised by :func:`load_profile`."""
 
 
 def label_of(ch: str) -> int:
@@ -115,25 +128,94 @@ class Reading:
                 "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners]}
 
 
+MAX_PROFILE_BYTES = 64 << 20
+"""The most a tile profile's arrays may take unpacked: an enrolment gives about 200 KB."""
+
+
 @dataclass(frozen=True)
 class Profile:
-    """An enrolled tile set: the network's embeddings of the user's own tiles and their classes."""
+    """An enrolled tile set: the network's embeddings of the user's own tiles and their classes.
+
+    Checked when made (:class:`ProfileError`): one finite embedding per example, one class in
+    0..27 per example, at least one example.
+    """
 
     embeddings: np.ndarray  # (n, d) float32, L2-normalised
     labels: np.ndarray  # (n,) int class indices
 
+    def __post_init__(self) -> None:
+        e, lab = np.asarray(self.embeddings), np.asarray(self.labels)
+        if e.ndim != 2 or e.shape[1] == 0 or not np.issubdtype(e.dtype, np.number):
+            raise ProfileError(f"embeddings must be an (examples x features) array of numbers, not {e.dtype} {e.shape}")
+        if lab.ndim != 1 or not np.issubdtype(lab.dtype, np.integer):
+            raise ProfileError(f"labels must be a list of class numbers, not {lab.dtype} {lab.shape}")
+        if len(e) != len(lab):
+            raise ProfileError(f"{len(e)} embeddings but {len(lab)} labels")
+        if len(lab) == 0:
+            raise ProfileError("it holds no enrolled tiles")
+        if not np.isfinite(e).all():
+            raise ProfileError("its embeddings hold numbers that are not finite")
+        if lab.min() < 0 or lab.max() >= len(CLASSES):
+            raise ProfileError(f"its labels must be classes 0..{len(CLASSES) - 1}")
+
     def save(self, path: str | Path) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as f:
-            np.savez_compressed(f, embeddings=self.embeddings, labels=self.labels)
+        """Write the profile; atomically, so a crash never leaves half a tiles.npz behind."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=p.name, suffix=".tmp", dir=p.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez_compressed(f, embeddings=self.embeddings, labels=self.labels)
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
     @classmethod
     def load(cls, path: str | Path) -> "Profile":
-        try:
-            with np.load(path) as z:
-                return cls(z["embeddings"].astype(np.float32), z["labels"].astype(np.int64))
-        except (OSError, KeyError, ValueError) as e:
-            raise ReadError(f"{path}: not a tile profile ({e})") from None
+        """Same as :func:`load_profile`."""
+        return load_profile(path)
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read and check an enrolled tile profile (``board-pi enrol``'s ``tiles.npz``).
+
+    The one loader for every command and the table: a missing, empty, truncated or damaged
+    file, or one holding the wrong arrays, raises :class:`ProfileError` (a ValueError) whose
+    message names the file and says why; nothing else escapes.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ProfileError(f"{p}: no such tile profile" + (" (it is a folder)" if p.is_dir() else ""))
+    if p.stat().st_size == 0:
+        raise ProfileError(f"{p}: the tile profile is empty: enrol again (board-pi enrol)")
+    try:
+        with zipfile.ZipFile(p) as z:
+            names = {i.filename: i.file_size for i in z.infolist()}
+            missing = {"embeddings.npy", "labels.npy"} - set(names)
+            if missing:
+                raise ProfileError(f"{p}: not a tile profile (no {', '.join(sorted(m[:-4] for m in missing))} in it)")
+            if sum(names.values()) > MAX_PROFILE_BYTES:
+                raise ProfileError(f"{p}: not a tile profile (its arrays would take {sum(names.values()) >> 20} MB)")
+        with np.load(p, allow_pickle=False) as z:
+            embeddings, labels = z["embeddings"], z["labels"]
+    except ProfileError:
+        raise
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile, zlib.error, NotImplementedError,
+            RuntimeError) as e:
+        raise ProfileError(f"{p}: not a tile profile (damaged or not made by board-pi enrol: {e})") from None
+    try:
+        if not np.issubdtype(labels.dtype, np.integer):
+            raise ProfileError(f"labels must be class numbers, not {labels.dtype}")
+        profile = Profile(np.asarray(embeddings, np.float32), labels.astype(np.int64))
+        if profile.embeddings.shape[1] != EMBEDDING_FEATURES:
+            raise ProfileError(f"it has {profile.embeddings.shape[1]} features per tile, the tile model "
+                               f"{EMBEDDING_FEATURES}: enrol again (board-pi enrol)")
+        return profile
+    except ProfileError as e:
+        raise ProfileError(f"{p}: not a usable tile profile: {e}") from None
+    except (TypeError, ValueError) as e:
+        raise ProfileError(f"{p}: not a usable tile profile ({e})") from None
 
 
 class Reader:
@@ -148,6 +230,13 @@ class Reader:
         self.model_path = Path(model_path)
         self.net = cv2.dnn.readNetFromONNX(str(model_path))
         self.outputs = ["logits", "embedding"]
+        self.profile = None
+        if profile is not None:
+            # A profile from another model has embeddings of another size: say so now, not at a read.
+            _, emb = self.run(np.zeros((1, PATCH, PATCH, 3), np.uint8))
+            if profile.embeddings.shape[1] != emb.shape[1]:
+                raise ProfileError(f"the tile profile has {profile.embeddings.shape[1]} features per tile, the tile "
+                                   f"model {emb.shape[1]}: enrol again with this model (board-pi enrol)")
         self.profile = profile
 
     def run(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,12 +287,10 @@ class Reader:
         of its colour) reads differently from a slightly different cut, while a clear tile reads
         the same from all of them. Nothing but the picture is consulted.
         """
-        if image is None or image.ndim not in (2, 3) or image.size == 0:
-            raise ReadError("not an image")
-        if image.ndim == 2:
-            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        elif image.shape[2] == 4:
-            image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+        try:
+            image = as_bgr(image)
+        except FrameSourceError as e:
+            raise ReadError(str(e)) from None
         corners = np.asarray(corners, np.float32).reshape(4, 2)
         check_corners(corners)
         sq = [(r, c) for r in range(N) for c in range(N)] if squares is None else list(squares)
@@ -234,17 +321,6 @@ class Reader:
         return (p0 + p.reshape(4, len(squares), -1).sum(0)) / 5
 
 
-def load_image(path: str) -> np.ndarray:
-    """Read an image file, or raise :class:`ReadError` with a message saying why not."""
-    p = Path(path)
-    if not p.is_file():
-        raise ReadError(f"{path}: no such file")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-    if img is None:
-        raise ReadError(f"{path}: not an image OpenCV can read")
-    return img
-
-
 class NoBoard(ReadError):
     """No board could be found in the image (exit 1: an answer, not a usage error)."""
 
@@ -264,14 +340,15 @@ def grid_corners(image: np.ndarray, corners_text: str | None, name: str) -> np.n
 def cmd_read(args: argparse.Namespace) -> int:
     """``board-pi read IMAGE [--corners ...] [--json] [--profile FILE]``."""
     try:
+        # The profile first: a damaged one is refused before the photo is worked on.
+        profile = load_profile(args.profile) if getattr(args, "profile", None) else None
         image = load_image(args.image)
         corners = grid_corners(image, args.corners, args.image)
-        profile = Profile.load(args.profile) if getattr(args, "profile", None) else None
         reading = Reader(profile=profile).read(image, corners)
     except NoBoard as e:
         print(f"board-pi read: {e}", file=sys.stderr)
         return 1
-    except ReadError as e:
+    except (ReadError, FrameSourceError) as e:
         print(f"board-pi read: {e}", file=sys.stderr)
         return 2
     if args.json:

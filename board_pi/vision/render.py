@@ -17,10 +17,14 @@ shadows, a hand or arm, blur, noise and JPEG artefacts.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
-from dataclasses import dataclass
+import os
+import sys
+from dataclasses import dataclass, replace
+from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -28,42 +32,143 @@ from PIL import Image, ImageDraw, ImageFont
 
 from board_pi.rules.board import STANDARD, Premium, Square
 from board_pi.rules.tiles import ENGLISH
-from board_pi.vision.frames import FrameSourceError, _Source
+from board_pi.vision.frames import MAX_IMAGE_PIXELS, FrameSourceError, _Source
 
 N = 15
 PX = 56  # pixels per square on the flat board drawn before the camera projection
 
-# Debian font packages (fonts-dejavu, fonts-liberation, fonts-freefont-ttf, fonts-urw-base35,
-# fonts-noto-core). Whichever are installed are used; Pillow's built-in font is always there, so
-# rendering never needs a font package (tests run without them).
-FONT_CANDIDATES = (
-    "truetype/dejavu/DejaVuSans.ttf",
-    "truetype/dejavu/DejaVuSans-Bold.ttf",
-    "truetype/dejavu/DejaVuSerif.ttf",
-    "truetype/liberation/LiberationSans-Regular.ttf",
-    "truetype/liberation/LiberationSans-Bold.ttf",
-    "truetype/liberation/LiberationSerif-Regular.ttf",
-    "truetype/liberation/LiberationSansNarrow-Regular.ttf",
-    "truetype/freefont/FreeSans.ttf",
-    "truetype/freefont/FreeSansBold.ttf",
-    "truetype/freefont/FreeSerif.ttf",
-    "truetype/noto/NotoSans-Regular.ttf",
-    "truetype/noto/NotoSans-Bold.ttf",
-    "opentype/urw-base35/NimbusSans-Regular.otf",
-    "opentype/urw-base35/NimbusSans-Bold.otf",
-    "opentype/urw-base35/URWGothic-Book.otf",
-    "opentype/urw-base35/URWGothic-Demi.otf",
-    "opentype/urw-base35/C059-Roman.otf",
-    "opentype/urw-base35/P052-Roman.otf",
-)
-BUILTIN = "<builtin>"
+FONT_DIR_ENV = "BOARD_PI_FONT_DIR"
+"""The environment variable naming the font directory, when it is not ``/usr/share/fonts``."""
+DEFAULT_FONT_DIR = Path("/usr/share/fonts")
 
 
-@functools.cache
-def available_fonts() -> tuple[str, ...]:
-    """Font files found on this machine, plus Pillow's built-in font (always last)."""
-    found = [str(Path("/usr/share/fonts") / c) for c in FONT_CANDIDATES if (Path("/usr/share/fonts") / c).is_file()]
-    return tuple(found) + (BUILTIN,)
+@dataclass(frozen=True)
+class CatalogueFont:
+    """One typeface of the renderer's catalogue (``fonts.txt``), known by name."""
+
+    name: str
+    package: str
+    """The Debian package that installs it ("-" for Pillow's own font)."""
+    version: str
+    """The package version whose file ``sha256`` is of."""
+    file: str
+    """The file under the font directory ("-" for Pillow's own font)."""
+    sha256: str
+    licence: str
+
+    @property
+    def bundled(self) -> bool:
+        """Pillow's own font: always there, no package needed."""
+        return self.file == "-"
+
+
+class FontMissing(LookupError):
+    """A catalogue font is not in the font directory, or is another version of it: drawing with
+    a stand-in would silently give another picture for the same seed. The message names the
+    Debian package to install."""
+
+
+def _read_catalogue() -> tuple[CatalogueFont, ...]:
+    text = resources.files("board_pi.vision").joinpath("fonts.txt").read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return tuple(CatalogueFont(*(v.strip() for v in row)) for row in rows)
+
+
+FONTS: tuple[CatalogueFont, ...] = _read_catalogue()
+"""The catalogue, in its fixed order: a seeded style picks fonts by position in it."""
+BUILTIN = next(f.name for f in FONTS if f.bundled)
+"""The name of Pillow's own font (``ImageFont.load_default``), which needs no package."""
+FONT_PACKAGES: tuple[str, ...] = tuple(sorted({f.package for f in FONTS if not f.bundled}))
+"""The Debian packages holding the catalogue's fonts (what .ci/run installs)."""
+_BY_NAME = {f.name: f for f in FONTS}
+
+
+def font_dir(directory: str | Path | None = None) -> Path:
+    """Where the catalogue's files are looked for: ``directory`` if given, else
+    ``$BOARD_PI_FONT_DIR``, else ``/usr/share/fonts``."""
+    if directory is not None:
+        return Path(directory)
+    env = os.environ.get(FONT_DIR_ENV)
+    return Path(env) if env else DEFAULT_FONT_DIR
+
+
+def catalogue_font(name: str) -> CatalogueFont:
+    """The catalogue entry called ``name``; ValueError for a name not in it."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"no font {name!r} in the renderer's catalogue (board_pi/vision/fonts.txt)") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:  # size and mtime: a replaced file is hashed again
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def font_path(name: str, directory: str | Path | None = None) -> str:
+    """The file to draw catalogue font ``name`` with (:data:`BUILTIN` for Pillow's own font).
+
+    Raises :class:`FontMissing` when the file is absent from the font directory or is not the
+    catalogue's file (another version draws other glyphs, so another picture)."""
+    f = catalogue_font(name)
+    if f.bundled:
+        return BUILTIN
+    d = font_dir(directory)
+    p = d / f.file
+    install = f"install Debian's {f.package} (sudo apt-get install {f.package}; .ci/run does)"
+    try:
+        st = p.stat()
+        digest = _sha256(str(p), st.st_size, st.st_mtime_ns) if p.is_file() else ""
+    except OSError:
+        digest = None
+    if digest is None or digest == "":
+        raise FontMissing(f"font {f.name} ({f.file}) is not in {d}: {install}")
+    if digest != f.sha256:
+        raise FontMissing(f"font {f.name} in {p} is not the file board-pi draws with ({f.package} {f.version}, "
+                          f"sha256 {f.sha256[:12]}...; this one is {digest[:12]}...): {install}")
+    return str(p)
+
+
+def missing_fonts(names: Iterable[str], directory: str | Path | None = None) -> list[str]:
+    """Why each of the catalogue fonts ``names`` cannot be drawn with (empty when all can)."""
+    why = []
+    for name in dict.fromkeys(names):
+        try:
+            font_path(name, directory)
+        except FontMissing as e:
+            why.append(str(e))
+    return why
+
+
+def style_fonts(style: "Style") -> tuple[str, ...]:
+    """The catalogue fonts a style letters its tiles, values and premium squares in."""
+    return tuple(dict.fromkeys((style.letter_font, style.value_font, style.label_font)))
+
+
+def with_stand_ins(style: "Style", directory: str | Path | None = None) -> tuple["Style", list[str]]:
+    """``style`` with Pillow's own font in place of each font that cannot be drawn with, and why
+    (for a camera stand-in, which says so: the picture is then not the seed's own)."""
+    why = missing_fonts(style_fonts(style), directory)
+    if not why:
+        return style, []
+    usable = {n: (n if not missing_fonts([n], directory) else BUILTIN) for n in style_fonts(style)}
+    return replace(style, letter_font=usable[style.letter_font], value_font=usable[style.value_font],
+                   label_font=usable[style.label_font]), why
+
+
+def describe_fonts(names: Iterable[str], directory: str | Path | None = None) -> str:
+    """Which catalogue fonts, from where, drawn by which Pillow and FreeType: what a benchmark
+    prints so its figures can be reproduced."""
+    from PIL import __version__ as pillow, features
+
+    used = [catalogue_font(n) for n in sorted(set(names), key=lambda n: [f.name for f in FONTS].index(n))]
+    listed = ", ".join(f.name + ("" if f.bundled else f" ({f.package} {f.version})") for f in used)
+    return (f"{len(used)} of the catalogue's {len(FONTS)} fonts from {font_dir(directory)}: {listed}; "
+            f"Pillow {pillow}, FreeType {features.version('freetype2')}")
 
 
 @functools.lru_cache(maxsize=512)
@@ -107,6 +212,15 @@ def _paste(dst: np.ndarray, mask: np.ndarray, color: np.ndarray, x: int, y: int)
 
 
 @dataclass(frozen=True)
+class _Faces:
+    """The font files a board is drawn with (paths, or :data:`BUILTIN`)."""
+
+    letter: str
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
 class Style:
     """How one board edition and tile set look (colours are BGR)."""
 
@@ -120,7 +234,7 @@ class Style:
     tile: tuple[int, int, int]
     tile_kind: str  # "wood", "plain"
     ink: tuple[int, int, int]
-    letter_font: str
+    letter_font: str  # catalogue font names (FONTS), found in the font directory when drawn
     value_font: str
     label_font: str
     letter_height: float  # fraction of the tile side
@@ -143,8 +257,8 @@ _PLAINS = ((205, 228, 238), (225, 232, 236), (185, 215, 230), (200, 200, 200), (
 
 
 def random_style(rng: np.random.Generator) -> Style:
-    """A random board edition and tile set."""
-    fonts = available_fonts()
+    """A random board edition and tile set; its fonts named from the fixed catalogue :data:`FONTS`."""
+    fonts = [f.name for f in FONTS]
     j = lambda c, s=12: tuple(int(v) for v in np.clip(np.array(c) + rng.normal(0, s, 3), 0, 255))  # noqa: E731
     if rng.random() < 0.75:
         pal = {k: j(v, 15) for k, v in _PALETTES[rng.integers(len(_PALETTES))].items()}
@@ -176,10 +290,10 @@ _LABELS = {Premium.TRIPLE_WORD: ("TRIPLE", "WORD", "TW"), Premium.DOUBLE_WORD: (
            Premium.TRIPLE_LETTER: ("TRIPLE", "LETTER", "TL"), Premium.DOUBLE_LETTER: ("DOUBLE", "LETTER", "DL")}
 
 
-def _draw_square_label(canvas: np.ndarray, style: Style, prem: Premium, x: int, y: int, px: int) -> None:
+def _draw_square_label(canvas: np.ndarray, style: Style, faces: _Faces, prem: Premium, x: int, y: int, px: int) -> None:
     col = np.array(style.label_color, np.float32)
     if style.label_kind == "words":
-        lines = [_glyph(style.label_font, w, max(4, px // 9)) for w in (*_LABELS[prem][:2], "SCORE")]
+        lines = [_glyph(faces.label, w, max(4, px // 9)) for w in (*_LABELS[prem][:2], "SCORE")]
         lines = [cv2.resize(m, (min(m.shape[1], int(px * 0.8)), m.shape[0])) for m in lines]
         total = sum(m.shape[0] for m in lines) + 2 * (px // 12)
         yy = y + (px - total) // 2
@@ -187,7 +301,7 @@ def _draw_square_label(canvas: np.ndarray, style: Style, prem: Premium, x: int, 
             _paste(canvas, m, col, x + (px - m.shape[1]) // 2, yy)
             yy += m.shape[0] + px // 12
     elif style.label_kind == "short":
-        m = _glyph(style.label_font, _LABELS[prem][2], px // 4)
+        m = _glyph(faces.label, _LABELS[prem][2], px // 4)
         _paste(canvas, m, col, x + (px - m.shape[1]) // 2, y + (px - m.shape[0]) // 2)
 
 
@@ -204,7 +318,7 @@ def _grid(side: int) -> tuple[np.ndarray, np.ndarray]:
     return yy, xx
 
 
-def _tile_sprite(rng: np.random.Generator, style: Style, tile: str, side: int) -> np.ndarray:
+def _tile_sprite(rng: np.random.Generator, style: Style, faces: _Faces, tile: str, side: int) -> np.ndarray:
     """One tile's top face, BGR float32, ``side`` pixels square."""
     base = np.array(style.tile, np.float32) + rng.normal(0, 6, 3)
     img = np.empty((side, side, 3), np.float32)
@@ -226,7 +340,7 @@ def _tile_sprite(rng: np.random.Generator, style: Style, tile: str, side: int) -
     if tile.isupper():
         ink = np.array(style.ink, np.float32)
         lh = int(side * style.letter_height * rng.uniform(0.95, 1.05))
-        m = _glyph(style.letter_font, tile, max(5, lh))
+        m = _glyph(faces.letter, tile, max(5, lh))
         if m.shape[1] > side * 0.8:
             m = cv2.resize(m, (int(side * 0.8), m.shape[0]))
         lx = (side - m.shape[1]) // 2 - int(side * rng.uniform(0.0, 0.07))
@@ -234,7 +348,7 @@ def _tile_sprite(rng: np.random.Generator, style: Style, tile: str, side: int) -
         _paste_f(img, m, ink, lx, ly)
         if style.show_values:
             val = str(ENGLISH.value(tile))
-            vm = _glyph(style.value_font, val, max(3, int(side * rng.uniform(0.17, 0.24))))
+            vm = _glyph(faces.value, val, max(3, int(side * rng.uniform(0.17, 0.24))))
             vx = int(side * rng.uniform(0.74, 0.84)) - vm.shape[1] // 2
             vy = int(side * rng.uniform(0.84, 0.9)) - vm.shape[0]
             _paste_f(img, vm, ink, min(vx, side - vm.shape[1] - b), vy)
@@ -250,13 +364,16 @@ def _paste_f(dst: np.ndarray, mask: np.ndarray, color: np.ndarray, x: int, y: in
 
 
 def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None = None,
-              px: int = PX, border: float = 1.2) -> tuple[np.ndarray, float]:
+              px: int = PX, border: float = 1.2, fonts: str | Path | None = None) -> tuple[np.ndarray, float]:
     """The board seen straight from above: a BGR image and the grid's offset from its top-left.
 
-    The playing grid spans ``[off, off + 15 * px]`` in both directions.
+    The playing grid spans ``[off, off + 15 * px]`` in both directions. ``fonts``: the font
+    directory (see :func:`font_dir`); :class:`FontMissing` when a font of the style is not there.
     """
     _check_rows(rows)
     style = style or random_style(rng)
+    faces = _Faces(font_path(style.letter_font, fonts), font_path(style.value_font, fonts),
+                   font_path(style.label_font, fonts))
     off = int(round(border * px))
     size = 2 * off + N * px
     canvas = np.empty((size, size, 3), np.uint8)
@@ -275,7 +392,7 @@ def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None
                 if (r, c) == (7, 7):
                     _star(canvas, x, y, px, (30, 30, 30) if sum(color) > 380 else (235, 235, 235))
                 else:
-                    _draw_square_label(canvas, style, prem, x, y, px)
+                    _draw_square_label(canvas, style, faces, prem, x, y, px)
 
     # Tiles stand a few millimetres high: seen at an angle their top face shifts from their base
     # and one or two sides show, darker. Every tile of a board shows the same way.
@@ -294,7 +411,7 @@ def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None
             cx = off + (c + 0.5) * px + rng.normal(0, 0.05) * px
             cy = off + (r + 0.5) * px + rng.normal(0, 0.05) * px
             ang = float(np.clip(rng.normal(0, 4), -15, 15))
-            sprite = _tile_sprite(rng, style, ch, s)
+            sprite = _tile_sprite(rng, style, faces, ch, s)
             tiles.append((int(cx), int(cy), sprite, ang))
             rect = ((cx + sdx, cy + sdy), (s * 1.02, s * 1.02), ang)
             cv2.fillPoly(shadow, [np.int32(cv2.boxPoints(rect))], 1.0)
@@ -334,6 +451,8 @@ class Rendered:
     occluded: np.ndarray
     """15x15 bool: squares more than a quarter hidden by the hand or arm."""
     rows: tuple[str, ...]
+    fonts: tuple[str, ...] = ()
+    """The catalogue fonts the board is lettered in."""
 
 
 def _check_rows(rows: Sequence[str]) -> None:
@@ -421,7 +540,7 @@ def _hand_mask(rng: np.random.Generator, w: int, h: int, board_quad: np.ndarray)
 def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (1280, 960), *,
                  hand: bool | None = None, tilt: float = 20.0, fill: tuple[float, float] = (0.7, 0.95),
                  quarter_turns: int = 0, effects: bool = True, style: Style | None = None,
-                 pose_seed: int | None = None) -> Rendered:
+                 pose_seed: int | None = None, fonts: str | Path | None = None) -> Rendered:
     """Render ``rows`` as a camera frame of ``size`` (width, height); deterministic for a seed.
 
     ``hand``: None for a hand in about a third of frames; ``tilt``: maximum camera tilt in degrees;
@@ -429,11 +548,18 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
     name the board's own top-left first); ``effects``: lighting, glare, blur, noise and JPEG;
     ``pose_seed``: when given, the camera's pose, the table under the board and the room's light
     come from it alone, so frames of different board states look as a fixed camera with frozen
-    exposure sees them (a hand, its shadow and the sensor's noise still vary with ``seed``).
+    exposure sees them (a hand, its shadow and the sensor's noise still vary with ``seed``);
+    ``fonts``: the font directory (default ``$BOARD_PI_FONT_DIR`` or ``/usr/share/fonts``).
+
+    The fonts are the catalogue's (:data:`FONTS`), chosen by name: a seed gives the same picture
+    on every machine that has the catalogue's files, whatever else is installed, and
+    :class:`FontMissing` (naming the Debian package) where one it needs is absent.
     """
     rng = np.random.default_rng(seed)
     rows = tuple(rows)
-    flat, off = draw_flat(rows, rng, style)
+    _check_rows(rows)
+    style = style or random_style(rng)  # drawn from the rng first, as draw_flat would
+    flat, off = draw_flat(rows, rng, style, fonts=fonts)
     w, h = size
     grid = np.float32([[off, off], [off + N * PX, off], [off + N * PX, off + N * PX], [off, off + N * PX]])
     full = np.float32([[0, 0], [flat.shape[1], 0], [flat.shape[1], flat.shape[0]], [0, flat.shape[0]]])
@@ -465,7 +591,7 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
     img = f.clip(0, 255).astype(np.uint8)
     if effects:
         img = _camera(rng, img)
-    return Rendered(img, corners.astype(np.float32), occluded, rows)
+    return Rendered(img, corners.astype(np.float32), occluded, rows, style_fonts(style))
 
 
 def _light(rng: np.random.Generator, f: np.ndarray, w: int, h: int) -> np.ndarray:
@@ -533,24 +659,33 @@ class SyntheticSource(_Source):
     """A camera over a rendered board: a fixed camera (one pose), frames differing by sensor noise.
 
     ``open_source("synthetic")`` or ``open_source("synthetic:seed=3,size=1280x960")``; ``rows``
-    sets the board shown (the table's demo changes it as the game goes on).
+    sets the board shown (the table's demo changes it as the game goes on). A camera stand-in
+    must give frames anywhere: a catalogue font that is not installed is replaced by Pillow's own,
+    and ``notes`` (also printed once on stderr) say which, since the frames are then not the seed's.
     """
 
     name = "synthetic"
 
     def __init__(self, rows: Sequence[str] = SAMPLE_ROWS, seed: int = 0,
-                 size: tuple[int, int] = (1280, 960)) -> None:
+                 size: tuple[int, int] = (1280, 960), fonts: str | Path | None = None) -> None:
         _check_rows(rows)
+        w, h = size
+        if not (16 <= w and 16 <= h and w * h <= MAX_IMAGE_PIXELS):
+            raise FrameSourceError(f"synthetic camera: size {w}x{h} is not between 16x16 and "
+                                   f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels")
         self.rows = tuple(rows)
         self.seed = seed
         self.size = size
-        self.style = random_style(np.random.default_rng(seed))
+        self.fonts = fonts
+        self.style, self.notes = with_stand_ins(random_style(np.random.default_rng(seed)), fonts)
+        for note in self.notes:
+            print(f"synthetic camera: {note}; Pillow's own font stands in", file=sys.stderr, flush=True)
         self._frame = 0  # frames differ by sensor noise only: the board and camera stay put
 
     def read(self) -> np.ndarray:
         self._frame += 1
         return render_board(self.rows, seed=self.seed * 7919 + self._frame, size=self.size, hand=False,
-                            tilt=15.0, style=self.style, pose_seed=self.seed).image
+                            tilt=15.0, style=self.style, pose_seed=self.seed, fonts=self.fonts).image
 
 
 def synthetic_source(options: str = "") -> SyntheticSource:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import sys
 import time
 from pathlib import Path
 
@@ -153,6 +154,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save-torch", metavar="FILE", help="also save the torch weights here (not committed)")
     ap.add_argument("--cache", help="keep the generated patches in this .npz file and reuse them")
     args = ap.parse_args(argv)
+    from board_pi.vision.render import FONTS, missing_fonts
+
+    why = missing_fonts(f.name for f in FONTS)
+    if why:  # training on stand-ins would give another model, silently
+        print("board_pi.vision.train: the renderer's fonts are needed: " + "; ".join(why), file=sys.stderr)
+        return 2
 
     import torch
     import torch.nn.functional as F

@@ -168,6 +168,19 @@ def test_no_board_no_calibration() -> None:
         ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,9],[9,0],[0,9]]}', "convex"),
         ('{"version": 1, "frame_size": [0, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]]}', "width, height"),
         ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "markers": {"dictionary": "DICT_4X4_50", "grid_corners": {"0": [1]}}}', "malformed markers"),
+        # damaged by hand, by a disk or by an attacker: each a message, never a traceback
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "markers": 5}', "markers must be"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "markers": {"dictionary": "DICT_4X4_50", "grid_corners": [1]}}', "malformed markers"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "markers": {"dictionary": "DICT_4X4_50", "grid_corners": {"0": [[0,0],[1,0],[1,1],[0,NaN]]}}}', "malformed markers"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "reference": {"lines": "x"}}', "reference must hold numbers"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "camera": {"ExposureTime": {"a": 1}}}', "camera setting"),
+        ('{"version": 1, "frame_size": [1e400, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]]}', "width, height"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 1e400, "corners": [[0,0],[9,0],[9,9],[0,9]]}', "rotation must be"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],["a","b"]]}', "four"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": 7}', "four"),
+        ('{"version": ' + "9" * 5000 + "}", "not a calibration"),
+        ("[" * 100_000 + "]" * 100_000, "not a calibration"),
+        ("", "not valid JSON"),
     ],
 )
 def test_bad_calibration_files(tmp_path: Path, content: str, message: str) -> None:
@@ -180,6 +193,19 @@ def test_bad_calibration_files(tmp_path: Path, content: str, message: str) -> No
 def test_missing_calibration_file(tmp_path: Path) -> None:
     with pytest.raises(CalibrationError, match="no calibration file"):
         load(tmp_path / "nope.json")
+
+
+def test_calibration_files_that_are_not_files(tmp_path: Path) -> None:
+    with pytest.raises(CalibrationError, match="not a file"):
+        load(tmp_path)
+    with pytest.raises(CalibrationError, match="not a file"):
+        load("/dev/zero")  # never read: it would never end
+    (tmp_path / "big.json").write_text(" " * 300_000 + "{}")
+    with pytest.raises(CalibrationError, match="larger than any calibration"):
+        load(tmp_path / "big.json")
+    (tmp_path / "latin1.json").write_bytes(b'{"created": "\xe9t\xe9"}')
+    with pytest.raises(CalibrationError, match="cannot read"):
+        load(tmp_path / "latin1.json")
 
 
 def test_profile_json_is_plain(tmp_path: Path) -> None:
@@ -225,6 +251,7 @@ def test_calibrate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         (["calibrate", "/nonexistent.jpg"], "no such camera, file or folder"),
         (["calibrate", "IMG", "--corners", "1,2,3"], "eight numbers"),
         (["calibrate", "BLANK"], "no board found"),
+        (["calibrate", "HUGE"], "400 megapixels"),
     ],
 )
 def test_calibrate_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -232,7 +259,10 @@ def test_calibrate_command_bad_input(tmp_path: Path, capsys: pytest.CaptureFixtu
 
     img = tmp_path / "blank.png"
     cv2.imwrite(str(img), np.full((240, 320, 3), 128, np.uint8))
-    argv = [str(img) if a in ("IMG", "BLANK") else a for a in argv]
+    from tests.vision.huge_image import huge_png
+
+    huge = huge_png(tmp_path / "huge.png")
+    argv = [str(img) if a in ("IMG", "BLANK") else str(huge) if a == "HUGE" else a for a in argv]
     assert main(argv + ["--out", str(tmp_path / "c.json")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "c.json").exists()

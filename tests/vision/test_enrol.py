@@ -83,3 +83,12 @@ def test_enrol_command(tmp_path):
     assert p.returncode == 2 and "no such file" in p.stderr and "Traceback" not in p.stderr
     p = cli()
     assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_enrol_command_refuses_an_image_of_too_many_pixels(tmp_path):
+    from tests.vision.huge_image import huge_png
+
+    p = subprocess.run([sys.executable, "-m", "board_pi.cli", "enrol", str(huge_png(tmp_path / "big.png"))],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert p.returncode == 2 and "400 megapixels" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert not (tmp_path / "calibration").exists()

@@ -12,7 +12,6 @@ import cv2
 import numpy as np
 import pytest
 
-from board_pi.vision import frames
 from board_pi.vision.frames import (
     PICAMERA2_MISSING,
     FolderSource,
@@ -21,6 +20,8 @@ from board_pi.vision.frames import (
     ImageSource,
     PiCameraSource,
     VideoSource,
+    as_bgr,
+    load_image,
     open_source,
     register_source,
 )
@@ -202,9 +203,9 @@ def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pyte
     module = types.ModuleType("picamera2")
     module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
     _StandInPicamera2.instances.clear()
-    with PiCameraSource(size=(2028, 1520)) as src:
+    slept: list[float] = []
+    with PiCameraSource(size=(2028, 1520), sleep=slept.append) as src:
         cam = _StandInPicamera2.instances[0]
         frames_read = [src.read() for _ in range(3)]
         assert src.settings == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 16650, "AnalogueGain": 2.5, "ColourGains": (1.9, 1.6)}
@@ -218,27 +219,109 @@ def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pyte
     assert ("set_controls", {"ScalerCrop": (0, 0, 4056, 3040)}) in cam.calls
     assert cam.controls["AeEnable"] is False and cam.controls["ExposureTime"] == 16650
     assert all(f is not None and f.shape == (1520, 2028, 3) for f in frames_read)
+    assert slept == [2.0]  # the settle, waited on the injected clock before the settings were read
 
 
 def test_picamera2_by_spec(monkeypatch: pytest.MonkeyPatch) -> None:
     module = types.ModuleType("picamera2")
     module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
-    with open_source("picamera2:1332x990") as src:
+    slept: list[float] = []
+    with open_source("picamera2:1332x990", sleep=slept.append) as src:
         f = src.read()
-    assert f is not None and f.shape == (990, 1332, 3)
+    assert f is not None and f.shape == (990, 1332, 3) and slept == [2.0]
 
 
 def test_picamera2_takes_saved_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     module = types.ModuleType("picamera2")
     module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
-    monkeypatch.setattr(frames.time, "sleep", lambda s: None)
     _StandInPicamera2.instances.clear()
     # As read back from a calibration's JSON: lists, and keys that are not controls.
     saved = {"source": "picamera2", "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": [2.0, 1.4]}
-    with PiCameraSource(controls=saved) as src:
+    slept: list[float] = []
+    with PiCameraSource(controls=saved, sleep=slept.append) as src:
         assert src.settings == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": (2.0, 1.4)}
     cam = _StandInPicamera2.instances[0]
     assert cam.controls["ColourGains"] == (2.0, 1.4) and cam.controls["AwbEnable"] is False
+    assert slept == [0.5]  # a few frames for the saved controls, not the whole settle
+
+
+# --------------------------------------------------------------------------- bounded images
+
+
+def test_an_image_of_too_many_pixels_is_refused_before_it_is_decoded(tmp_path: Path) -> None:
+    from tests.vision.huge_image import huge_png
+
+    big = huge_png(tmp_path / "big.png")  # 20000x20000: 1.2 GB decoded, 50 KB on disk
+    with pytest.raises(FrameSourceError, match=r"400 megapixels, more than board-pi reads \(50 megapixels\)"):
+        load_image(big)
+    over = huge_png(tmp_path / "over.png", 8000, 7000)  # above our bound, below Pillow's own
+    with pytest.raises(FrameSourceError, match=r"8000x7000 pixels \(56 megapixels\)"):
+        load_image(over)
+    # Every source that reads image files uses the one loader.
+    with pytest.raises(FrameSourceError, match="megapixels"):
+        open_source(str(big))
+    with pytest.raises(FrameSourceError, match="megapixels"):
+        ImageSource(big)
+    fine = huge_png(tmp_path / "fine.png", 640, 480)
+    assert load_image(fine).shape == (480, 640, 3)
+
+
+def test_a_folder_skips_too_large_images_and_says_why(tmp_path: Path) -> None:
+    from tests.vision.huge_image import huge_png
+
+    huge_png(tmp_path / "IMG_1.png")
+    cv2.imwrite(str(tmp_path / "IMG_2.png"), _frame(20))
+    with open_source(str(tmp_path)) as src:
+        assert isinstance(src, FolderSource)
+        assert src.read() is not None and src.current is not None and src.current.name == "IMG_2.png"
+        assert [p.name for p in src.skipped] == ["IMG_1.png"] and "megapixels" in src.last_error
+
+
+def test_empty_devices_and_folders_are_not_images(tmp_path: Path) -> None:
+    (tmp_path / "empty.jpg").write_bytes(b"")
+    with pytest.raises(FrameSourceError, match="empty"):
+        load_image(tmp_path / "empty.jpg")
+    with pytest.raises(FrameSourceError, match="no such file"):
+        load_image("/dev/zero")  # never read: it would never end
+    with pytest.raises(FrameSourceError, match="folder"):
+        load_image(tmp_path)
+
+
+def test_synthetic_camera_size_is_bounded() -> None:
+    with pytest.raises(FrameSourceError, match="megapixels"):
+        open_source("synthetic:size=20000x20000")
+    with pytest.raises(FrameSourceError, match="16x16"):
+        open_source("synthetic:size=0x480")
+
+
+@pytest.mark.parametrize(
+    "frame, expect",
+    [
+        (np.full((4, 5), 65535, np.uint16), 255),  # 16-bit white is white, however dark the rest
+        (np.full((4, 5), 257 * 100, np.uint16), 100),
+        (np.full((4, 5, 1), 100, np.uint8), 100),
+        (np.full((4, 5, 4), 100, np.uint8), 100),
+        (np.full((4, 5, 3), 0.25, np.float32), 64),  # floats are 0..1, as OpenCV takes them
+    ],
+)
+def test_one_conversion_to_bgr(frame: np.ndarray, expect: int) -> None:
+    out = as_bgr(frame)
+    assert out.dtype == np.uint8 and out.shape == (4, 5, 3) and int(out[0, 0, 0]) == expect
+
+
+def test_a_16_bit_frame_keeps_its_brightness() -> None:
+    # A dim 16-bit frame stays dim: scaled by the type's range, not stretched to its own brightest
+    # pixel (which made two frames of one scene differ, and the reader compares frames).
+    dim = np.full((4, 4), 1000, np.uint16)
+    dim[0, 0] = 2000
+    out = as_bgr(dim)
+    assert int(out[1, 1, 0]) == round(1000 * 255 / 65535) and int(out[0, 0, 0]) == round(2000 * 255 / 65535)
+
+
+@pytest.mark.parametrize("bad", ["board.jpg", np.zeros((0, 0, 3), np.uint8), np.zeros((4, 4, 2), np.uint8),
+                                 np.zeros((2, 2, 2, 2), np.uint8), np.array([["a"]])])
+def test_what_is_not_an_image_is_a_value_error(bad: object) -> None:
+    with pytest.raises(ValueError):
+        as_bgr(bad)  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from board_pi.vision.evaluate import Tally, game_like_rows, real_boards
-from board_pi.vision.read import CLASSES, ReadError, Reader, label_of, parse_corners
+from board_pi.vision.read import CLASSES, Profile, ReadError, Reader, label_of, parse_corners
 from board_pi.vision.render import render_board
 
 # seeds far from the training seeds (400000...) and from the training script's validation boards
@@ -174,3 +174,98 @@ def test_command_without_corners(tmp_path):
     else:
         assert p.returncode in (0, 1)
         assert p.returncode == 1 or len(p.stdout.splitlines()) == 15
+
+
+# --------------------------------------------------------------------------- bounded and damaged inputs
+
+
+def test_command_refuses_an_image_of_too_many_pixels(tmp_path):
+    from tests.vision.huge_image import huge_png
+
+    p = _cli(str(huge_png(tmp_path / "big.png")), "--corners", "0,0,100,0,100,100,0,100")
+    assert p.returncode == 2 and "400 megapixels" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def _profile_files(tmp_path):
+    """Tile profiles damaged in the ways a disk, a careless copy or a hand can damage them."""
+    rng = np.random.default_rng(0)
+    good = tmp_path / "good.npz"
+    Profile(rng.normal(size=(40, 96)).astype(np.float32), rng.integers(0, 28, 40)).save(good)
+    data = good.read_bytes()
+    out = {}
+
+    def put(name, content):
+        out[name] = tmp_path / f"{name}.npz"
+        out[name].write_bytes(content)
+
+    put("empty", b"")
+    put("truncated", data[: len(data) // 2])
+    put("garbage", b"\x00garbage" * 50)
+    for name, arrays in {
+        "wrong arrays": {"a": np.zeros(3)},
+        "no examples": {"embeddings": np.zeros((0, 96), np.float32), "labels": np.zeros(0, np.int64)},
+        "labels off the classes": {"embeddings": np.zeros((3, 96), np.float32), "labels": np.array([0, 1, 99])},
+        "fewer labels": {"embeddings": np.zeros((3, 96), np.float32), "labels": np.array([0, 1])},
+        "other features": {"embeddings": np.zeros((3, 10), np.float32), "labels": np.array([0, 1, 2])},
+        "not finite": {"embeddings": np.full((3, 96), np.nan, np.float32), "labels": np.array([0, 1, 2])},
+        "text": {"embeddings": np.full((3, 96), "x"), "labels": np.array([0, 1, 2])},
+        "fractional labels": {"embeddings": np.zeros((3, 96), np.float32), "labels": np.array([0.5, 1, 2])},
+    }.items():
+        out[name] = tmp_path / f"{name.replace(' ', '_')}.npz"
+        np.savez(out[name], **arrays)
+    out["a folder"] = tmp_path / "folder.npz"
+    out["a folder"].mkdir()
+    return good, out
+
+
+def test_damaged_profiles_get_a_message_naming_the_file(tmp_path):
+    from board_pi.vision.read import ProfileError, load_profile
+
+    good, damaged = _profile_files(tmp_path)
+    assert load_profile(good).labels.size == 40
+    for name, path in damaged.items():
+        with pytest.raises(ProfileError) as e:
+            load_profile(path)
+        assert str(path) in str(e.value), name
+        assert isinstance(e.value, ValueError) and isinstance(e.value, ReadError)
+
+
+def test_read_command_with_a_damaged_profile_exits_2(tmp_path, capsys):
+    from board_pi.cli import main
+
+    _, damaged = _profile_files(tmp_path)
+    rows, r = _board(SEEDS[0])
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), r.image)
+    corners = ",".join(f"{v:.2f}" for v in r.corners.reshape(-1))
+    for name, path in damaged.items():
+        assert main(["read", str(frame), "--corners", corners, "--profile", str(path)]) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith("board-pi read: ") and str(path) in err, (name, err)
+
+
+def test_a_profile_for_another_model_is_refused_when_the_reader_is_made():
+    from board_pi.vision.read import EMBEDDING_FEATURES, Profile, ProfileError
+
+    reader = Reader()
+    _, emb = reader.run(np.zeros((1, 40, 40, 3), np.uint8))
+    assert emb.shape[1] == EMBEDDING_FEATURES  # the committed model's, as load_profile checks
+    with pytest.raises(ProfileError, match="features per tile"):
+        Reader(profile=Profile(np.ones((2, 10), np.float32), np.array([1, 2])))
+
+
+def test_a_failed_save_leaves_the_old_profile(tmp_path, monkeypatch):
+    from board_pi.vision.read import load_profile
+
+    rng = np.random.default_rng(1)
+    path = tmp_path / "tiles.npz"
+    Profile(rng.normal(size=(5, 96)).astype(np.float32), rng.integers(0, 28, 5)).save(path)
+
+    def disk_full(f, **arrays):  # numpy writes half the file, then the disk is full
+        f.write(b"PK\x03\x04 half a profile")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", disk_full)
+    with pytest.raises(OSError):
+        Profile(rng.normal(size=(7, 96)).astype(np.float32), rng.integers(0, 28, 7)).save(path)
+    assert load_profile(path).labels.size == 5 and [p.name for p in tmp_path.iterdir()] == ["tiles.npz"]

@@ -7,7 +7,8 @@ import pytest
 
 from board_pi.rules.board import Premium
 from board_pi.vision.read import SQUARE_PX, PAD, _warp
-from board_pi.vision.render import BUILTIN, random_rows, random_style, render_board
+from board_pi.vision.render import (BUILTIN, FONT_DIR_ENV, FONT_PACKAGES, FONTS, FontMissing, SyntheticSource, catalogue_font,
+                                    font_dir, missing_fonts, random_rows, random_style, render_board, style_fonts)
 
 EMPTY = ["." * 15] * 15
 
@@ -60,11 +61,11 @@ def test_a_hand_hides_squares_and_is_reported():
     assert r.occluded.shape == (15, 15) and r.occluded.any() and not plain.occluded.any()
 
 
-def test_pillows_builtin_font_is_enough():
+def test_pillows_builtin_font_is_enough(tmp_path):
     style = random_style(np.random.default_rng(0))
     style = type(style)(**{**style.__dict__, "letter_font": BUILTIN, "value_font": BUILTIN, "label_font": BUILTIN})
-    r = render_board(["ABCDEFGHIJKLMNO"] * 15, seed=1, style=style, size=(320, 240))
-    assert r.image.std() > 10
+    r = render_board(["ABCDEFGHIJKLMNO"] * 15, seed=1, style=style, size=(320, 240), fonts=tmp_path)  # no fonts at all
+    assert r.image.std() > 10 and r.fonts == (BUILTIN,)
 
 
 def test_bad_board_states_are_refused():
@@ -72,3 +73,100 @@ def test_bad_board_states_are_refused():
         render_board(["." * 15] * 14)
     with pytest.raises(ValueError):
         render_board(["1" + "." * 14] + ["." * 15] * 14)
+
+
+# --------------------------------------------------------------------------- the same picture everywhere
+
+
+def _font_folder(folder, names):
+    """A font directory holding the catalogue fonts ``names``, as a machine with only those
+    installed would (links to this machine's files, which must be the catalogue's own)."""
+    why = missing_fonts([f.name for f in FONTS])
+    if why:
+        pytest.skip("needs the renderer's fonts: " + "; ".join(why))
+    for name in names:
+        f = catalogue_font(name)
+        if not f.bundled:
+            (folder / f.file).parent.mkdir(parents=True, exist_ok=True)
+            (folder / f.file).symlink_to(font_dir() / f.file)
+    return folder
+
+
+def _seed_using_fonts(k: int) -> int:
+    """A seed whose random style letters its board in at least ``k`` different catalogue fonts,
+    none of them Pillow's (so each must come from the font directory)."""
+    return next(s for s in range(1000) if len(fonts := style_fonts(random_style(np.random.default_rng(s)))) >= k
+                and BUILTIN not in fonts)
+
+
+def test_a_seed_is_one_picture_whatever_else_is_installed(tmp_path, monkeypatch):
+    seed = _seed_using_fonts(3)
+    used = style_fonts(random_style(np.random.default_rng(seed)))
+    rows = random_rows(np.random.default_rng(seed))
+    everything = _font_folder(tmp_path / "catalogue", [f.name for f in FONTS])
+    # Another machine: the catalogue and fonts of its own, some where the old renderer looked
+    # (a second copy of a font under another name, others in new folders).
+    more = _font_folder(tmp_path / "more", [f.name for f in FONTS])
+    (more / "truetype" / "zzz").mkdir()
+    for i, f in enumerate(x for x in FONTS if not x.bundled):
+        (more / "truetype" / "zzz" / f"Other{i}.ttf").symlink_to(font_dir() / f.file)
+    # And one with only the fonts this seed uses: nothing else of the catalogue installed.
+    fewer = _font_folder(tmp_path / "fewer", used)
+    pictures = [render_board(rows, seed=seed, size=(640, 480), fonts=d) for d in (everything, more, fewer)]
+    monkeypatch.setenv(FONT_DIR_ENV, str(fewer))  # the directory from the environment, as a service would set it
+    pictures.append(render_board(rows, seed=seed, size=(640, 480)))
+    assert all(p.fonts == used for p in pictures)
+    assert all(np.array_equal(pictures[0].image, p.image) for p in pictures[1:])
+    # Another seed in the same folders differs: the comparison can fail.
+    assert not np.array_equal(pictures[0].image, render_board(rows, seed=seed + 1, size=(640, 480), fonts=everything).image)
+
+
+def test_an_absent_or_different_font_is_refused_not_replaced(tmp_path):
+    seed = _seed_using_fonts(2)
+    rows = random_rows(np.random.default_rng(seed))
+    used = style_fonts(random_style(np.random.default_rng(seed)))
+    lacking = _font_folder(tmp_path / "lacking", [n for n in (f.name for f in FONTS) if n != used[0]])
+    with pytest.raises(FontMissing) as e:
+        render_board(rows, seed=seed, size=(640, 480), fonts=lacking)
+    font = catalogue_font(used[0])
+    assert font.package in str(e.value) and f"sudo apt-get install {font.package}" in str(e.value)
+    # The file there, but another version of it (here: another font's file under its name).
+    other = next(f for f in FONTS if not f.bundled and f.name != font.name)
+    (lacking / font.file).parent.mkdir(parents=True, exist_ok=True)
+    (lacking / font.file).symlink_to(font_dir() / other.file)
+    with pytest.raises(FontMissing, match="is not the file board-pi draws with"):
+        render_board(rows, seed=seed, size=(640, 480), fonts=lacking)
+
+
+def test_the_catalogue_is_the_one_the_model_was_trained_on():
+    # tiles.onnx was trained on boards lettered in these fonts, picked by position in this
+    # order: reordering them changes every seeded picture (see fonts.txt).
+    assert [f.name for f in FONTS] == [
+        "DejaVu Sans", "DejaVu Sans Bold", "DejaVu Serif", "Liberation Sans", "Liberation Sans Bold",
+        "Liberation Serif", "Liberation Sans Narrow", "FreeSans", "FreeSans Bold", "FreeSerif", "Noto Sans",
+        "Noto Sans Bold", "Nimbus Sans", "Nimbus Sans Bold", "URW Gothic Book", "URW Gothic Demi", "C059 Roman",
+        "P052 Roman", BUILTIN]
+    assert FONT_PACKAGES == ("fonts-dejavu-core", "fonts-freefont-ttf", "fonts-liberation", "fonts-noto-core",
+                             "fonts-urw-base35")
+    assert all(len(f.sha256) == 64 and f.licence for f in FONTS if not f.bundled)
+    with pytest.raises(ValueError, match="catalogue"):
+        catalogue_font("Comic Sans")
+
+
+def test_the_synthetic_camera_stands_in_and_says_so(tmp_path, capsys):
+    seed = _seed_using_fonts(1)
+    cam = SyntheticSource(seed=seed, size=(320, 240), fonts=tmp_path)  # a machine with no fonts
+    assert cam.read() is not None and cam.style.letter_font == BUILTIN
+    assert cam.notes and "sudo apt-get install fonts-" in capsys.readouterr().err
+    full = SyntheticSource(seed=seed, size=(320, 240), fonts=_font_folder(tmp_path / "all", [f.name for f in FONTS]))
+    assert full.notes == [] and full.style == random_style(np.random.default_rng(seed))
+
+
+def test_the_demo_letters_in_its_catalogue_font_or_says_why_not(tmp_path, capsys):
+    from board_pi.table.demo import DEMO_FONT, demo_style
+
+    assert catalogue_font(DEMO_FONT).package == "fonts-dejavu-core"
+    style = demo_style(3, fonts=_font_folder(tmp_path / "dejavu", [DEMO_FONT]))
+    assert style_fonts(style) == (DEMO_FONT,) and capsys.readouterr().err == ""
+    style = demo_style(3, fonts=tmp_path / "none")
+    assert style_fonts(style) == (BUILTIN,) and "fonts-dejavu-core" in capsys.readouterr().err
