@@ -503,9 +503,21 @@ class GameClock:
         if hold is not None:
             shift = down if charged else 0.0
             clock._hold = Hold(hold[0], hold[1], now - hold[2] - shift)
-        clock._charge(now)
+        # The downtime is left uncharged until something happens: a press made while the table
+        # was down (the Pico keeps it, with its own timestamp) then ends the turn at its own
+        # moment, and the player is charged up to it, not for the whole downtime as well.
         clock._check_flag(now)
         return clock
+
+    def memento(self) -> dict[str, Any]:
+        """Everything that changes as the clock runs, to put back with :meth:`restore` (an action
+        whose record could not be written is taken back)."""
+        return {k: (v.copy() if isinstance(v, (list, set)) else v) for k, v in vars(self).items()
+                if k not in ("control", "players", "_now")}
+
+    def restore(self, memento: dict[str, Any]) -> None:
+        for k, v in memento.items():
+            setattr(self, k, v.copy() if isinstance(v, (list, set)) else v)
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -535,12 +547,28 @@ class GameClock:
         return elapsed
 
     def _charge(self, now: float) -> None:
+        if self._running is not None and self._phase == "running" and now < self._since:
+            self._charge_back(now)
         if self._running is not None and self._phase == "running" and now > self._since:
             pending = self._pending(now)
             self._used[self._running] += pending
             self._turn_used += pending
             self._turn_charged += now - self._since
             self._since = now
+
+    def _charge_back(self, now: float) -> None:
+        """Give back what was charged after ``now``: the clock was saved or read after a press
+        it had not heard of yet (a button's own timestamp, a press made while the Pi was down)."""
+        r = self._running
+        assert r is not None
+        after = self._turn_charged
+        before = max(0.0, after - (self._since - now))
+        delay = self.control.delay_seconds
+        back = max(0.0, after - delay) - max(0.0, before - delay) if delay else after - before
+        self._used[r] -= back
+        self._turn_used -= back
+        self._turn_charged = before
+        self._since = now
 
     def _begin_turn(self, player: int, now: float) -> None:
         self._running = player

@@ -12,10 +12,13 @@ that is filled only while no ``on_event`` is set::
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from dataclasses import dataclass
 from typing import Callable, Literal
+
+log = logging.getLogger("board_pi.hardware")
 
 EventKind = Literal["press", "long_press", "pause", "challenge", "hold"]
 EVENT_KINDS: tuple[str, ...] = ("press", "long_press", "pause", "challenge", "hold")
@@ -46,11 +49,20 @@ class EventSource:
         self.on_event = on_event
         self.events: queue.Queue[ClockEvent] = queue.Queue(maxsize=self.QUEUE_LIMIT)
         self._emit_lock = threading.Lock()
+        self.consumer_errors = 0  # events whose consumer failed (logged; the backend read on)
+        self.last_consumer_error: str | None = None
 
     def _emit(self, event: ClockEvent) -> None:
         callback = self.on_event
         if callback is not None:
-            callback(event)
+            # The consumer's fault is not the buttons': one failed event must not end the thread
+            # that reads them, or every later press would be lost.
+            try:
+                callback(event)
+            except Exception as e:
+                self.consumer_errors += 1
+                self.last_consumer_error = f"{event.kind} event not taken: {type(e).__name__}: {e}"
+                log.exception("a %s event from the %s clock was not taken", event.kind, event.source)
             return
         with self._emit_lock:
             while True:

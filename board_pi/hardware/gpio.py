@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, fields
 from typing import Any, Callable
 
-from .events import ClockEvent, EventSource
+from .events import ClockEvent, EventSource, log
 
 # gpiozero is imported when a GpioClock is made, so that importing board_pi.hardware never needs it.
 
@@ -203,11 +203,19 @@ class GpioClock(EventSource):
         self._ticker = threading.Thread(target=self._run, name="gpio-clock-ticker", daemon=True)
         self._ticker.start()
 
+    @property
+    def reader_alive(self) -> bool:
+        """The ticker (long presses, beeps) is running; button edges come on gpiozero's thread."""
+        return self._ticker is not None and self._ticker.is_alive()
+
     def _run(self) -> None:
         while not self._stop.wait(self.pins.poll_interval):
-            self.poll()
-            if self.on_tick is not None:
-                self.on_tick()
+            try:
+                self.poll()
+                if self.on_tick is not None:
+                    self.on_tick()
+            except Exception:  # one bad tick must not end the ticker
+                log.exception("the GPIO clock's ticker failed")
 
     def is_pressed(self, name: str) -> bool:
         """Whether a button (``player0``, ``pause``, ...) is down right now, read from its pin."""

@@ -19,7 +19,7 @@ import time
 from collections import deque
 from typing import Any, Callable
 
-from .events import EVENT_KINDS, ClockEvent, EventSource
+from .events import EVENT_KINDS, ClockEvent, EventSource, log
 from .picolink import VERSION, Frame, ReliableLink, new_boot_id
 
 HOST_VERSION = "board-pi-1"
@@ -150,6 +150,11 @@ class SerialClock(EventSource):
             except Exception:  # closing a port whose device has gone
                 pass
 
+    @property
+    def reader_alive(self) -> bool:
+        """The reader thread is running (the watchdog's question: are presses still read?)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def _run(self) -> None:
         import serial
 
@@ -157,7 +162,10 @@ class SerialClock(EventSource):
         while not self._stop.is_set():
             if self.on_tick is not None and time.monotonic() - last_tick >= self.tick_interval:
                 last_tick = time.monotonic()
-                self.on_tick()
+                try:
+                    self.on_tick()
+                except Exception:  # a display fault: the presses must still be read
+                    log.exception("the serial clock's tick failed")
             if self._serial is None:
                 if not self._open_port():
                     self._stop.wait(self.reconnect_interval)
@@ -171,7 +179,11 @@ class SerialClock(EventSource):
                 self._close_port()
                 self._stop.wait(self.reconnect_interval)
                 continue
-            self.feed(data)
+            try:
+                self.feed(data)
+            except Exception as e:  # a fault of ours on strange input: log it, read on
+                self.last_error = f"{self.port}: {type(e).__name__}: {e}"
+                log.exception("the serial clock could not take what it read")
 
     def feed(self, data: bytes, now: float | None = None) -> None:
         """Take bytes read from the link (the reader thread calls this; an empty read still

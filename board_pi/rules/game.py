@@ -274,6 +274,11 @@ class Game:
             _apply(s, e, i)
         return s
 
+    def reset(self, events: Sequence[Event]) -> None:
+        """Go back to exactly ``events`` (a change that could not be kept is taken back whole)."""
+        self.events = list(events)
+        self.state = self.rebuild()
+
     def undo(self) -> Event:
         """Take the last event back (a director's correction)."""
         if not self.events:

@@ -45,6 +45,7 @@ class GameArchive:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.index_path = self.dir / "index.sqlite3"
         self._open_index()
+        self._move_misplaced()
         self.reindex()
 
     # ------------------------------------------------------------------ the index
@@ -75,6 +76,43 @@ class GameArchive:
                 if p.exists():
                     p.rename(p.with_name(f"{p.name}.damaged-{stamp}"))
             self._open_index()
+
+    def _move_misplaced(self) -> int:
+        """Bring back games an older board-pi kept one folder too deep (``games/games/``), with
+        their details; returns how many. The folder goes once it is empty."""
+        old = self.dir / "games"
+        if not old.is_dir():
+            return 0
+        details: dict[str, tuple[str, str]] = {}
+        try:
+            db = sqlite3.connect(old / "index.sqlite3")
+            try:
+                details = {f: (saved, meta) for f, saved, meta in
+                           db.execute("SELECT file, saved_at, meta FROM games")}
+            finally:
+                db.close()
+        except sqlite3.Error:
+            pass  # no index, or a damaged one: the records are read again by reindex()
+        moved = 0
+        for f in sorted(old.glob("*.gcg")):
+            if not _ID_RE.match(f.stem):
+                continue
+            path = self._write_new(f.stem, f.read_bytes())
+            if f.name in details:
+                saved, meta = details[f.name]
+                with self._connect() as db:
+                    db.execute("INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?)", (path.stem, path.name, saved, meta))
+                db.close()
+            f.unlink()
+            moved += 1
+        if not any(old.glob("*.gcg")):
+            for name in ("index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"):
+                (old / name).unlink(missing_ok=True)
+            try:
+                old.rmdir()
+            except OSError:
+                pass  # something else is in it: leave it
+        return moved
 
     def reindex(self) -> int:
         """Add GCG files that the index lacks (details read from the record); return how many."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -29,8 +30,8 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     from ..rules.tiles import tile_set
     from ..wordlists import load_lexicon
     from .archive import GameArchive
-    from .store import Journal
-    from .table import Settings, Table
+    from .store import JournalDamaged
+    from .table import NotRecorded, Settings, Table
 
     closers: list[Any] = []
     try:
@@ -51,11 +52,22 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     backend = _clock_backend(cfg, data)
     if backend is not None:
         closers.append(backend)
-    archive = GameArchive(data / "games")
-    table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
+    try:
+        archive = GameArchive(data)  # <data>/games, as docs/setup.md says
+    except (OSError, sqlite3.Error) as e:
+        raise UsageError(f"cannot keep finished games in {data / 'games'}: {e}") from None
+    journal_path = data / "journal.db"
+    table = Table(open_journal(journal_path), judge, camera=camera, reader=reader,
                   settings=Settings(lexicon=cfg.game.lexicon), outputs=backend,
                   on_finished=lambda gcg, meta: archive.save(gcg, meta), archive=archive)
-    if not table.resume():
+    try:
+        resumed = table.resume()
+    except JournalDamaged as e:
+        # Its games cannot be replayed: keep the file for inspection and start clean.
+        table.journal.close()
+        table.journal = open_journal(journal_path, damaged=e)
+        resumed = False
+    if not resumed:
         c = cfg.clock
         control = TimeControl(minutes=c.minutes, overtime_penalty=c.overtime_penalty,
                               max_overtime_minutes=c.max_overtime_minutes,
@@ -64,13 +76,66 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
         rules = GameRules(challenge=ChallengeRule(cfg.game.challenge_rule),
                           challenge_per_word=cfg.game.challenge_points_per_word,
                           tournament=cfg.game.mode == "tournament", tiles=tile_set(cfg.game.tile_set))
-        table.new_game(list(cfg.game.players), rules, control, meta={"lexicon": cfg.game.lexicon})
+        try:
+            table.new_game(list(cfg.game.players), rules, control, meta={"lexicon": cfg.game.lexicon})
+        except NotRecorded as e:
+            raise UsageError(f"cannot start a game: {e}") from None
     if backend is not None:
         backend.on_event = table.handle
         start = getattr(backend, "start", None)
         if start is not None:
             start()
     return table, closers
+
+
+def open_journal(path: Path, damaged: Exception | None = None) -> Any:
+    """The journal at ``path``. A damaged one (truncated, garbage, not a database, games that
+    cannot be replayed) is set aside as ``journal.damaged-<time>.db`` with a line in the log
+    saying where, and a clean one started; one that cannot be written is a UsageError (exit 2)."""
+    from .store import Journal, JournalDamaged, JournalUnwritable
+
+    try:
+        if damaged is None:
+            return Journal(path)
+    except JournalDamaged as e:
+        damaged = e
+    except JournalUnwritable as e:
+        raise UsageError(f"{e}: check the data directory in the configuration and that the service's "
+                         "user may write it (`board-pi doctor`)") from None
+    try:
+        aside = set_aside(path)
+    except OSError as e:
+        raise UsageError(f"{damaged}; and it cannot be set aside: {e.strerror or e}") from None
+    print(f"board-pi run: {damaged}", flush=True)
+    print(f"board-pi run: the damaged journal is kept as {aside}; starting a clean journal "
+          "(finished games are in the games folder)", flush=True)
+    try:
+        return Journal(path)
+    except JournalUnwritable as e:
+        raise UsageError(str(e)) from None
+
+
+def set_aside(path: Path) -> Path:
+    """Rename a damaged journal (and its -wal and -shm files) to ``<stem>.damaged-<time><suffix>``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    n = 0
+    while True:
+        aside = path.with_name(f"{path.stem}.damaged-{stamp}{f'-{n}' if n else ''}{path.suffix}")
+        if not any(Path(str(aside) + x).exists() for x in ("", "-wal", "-shm")):
+            break
+        n += 1
+    # The -wal file holds committed events not yet in the main file: it goes with it.
+    for extra in ("-wal", "-shm", ""):
+        p = Path(str(path) + extra)
+        if p.exists():
+            p.rename(Path(str(aside) + extra))
+    return aside
+
+
+def healthy(beat: Any, backend: Any, max_age: float = 20) -> bool:
+    """What the systemd watchdog asks: the main loop goes round and the clock's reader (GPIO ticker,
+    Pico serial thread) still reads presses. A dead one stops the pings and systemd restarts."""
+    return bool(beat.recent(max_age)) and bool(getattr(backend, "reader_alive", True))
 
 
 def _vision(cfg: Any, data: Path) -> tuple[Any, Any]:
@@ -179,21 +244,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     beat = Heartbeat()
-    keeper = WatchdogKeeper(notifier, healthy=lambda: beat.recent(20))
+    backend = table.outputs
+    keeper = WatchdogKeeper(notifier, healthy=lambda: healthy(beat, backend))
     keeper.start()
     notifier.ready("table ready")
     deadline = None if args.stop_after is None else time.monotonic() + args.stop_after
     resume_point = getattr(closers[-1] if closers else None, "resume_point", None)
     saved: Any = None
+    said_dead = False
     try:
         while not stop.is_set():
-            table.tick()
+            try:
+                table.tick()
+            except Exception:  # a camera or display fault in one tick: log it, go round again
+                log_exception("the table's tick failed")
             beat.beat()
+            if not said_dead and not healthy(beat, backend):
+                said_dead = True
+                print("board-pi: the clock's reader thread has stopped: presses are not read; the "
+                      "watchdog will restart the table", flush=True)
+                table.tell("the clock's buttons are not read: the table restarts")
             if resume_point is not None:
                 point = resume_point()
                 if point != saved:
-                    _write_json(data / RESUME_FILE, point)
-                    saved = point
+                    try:
+                        _write_json(data / RESUME_FILE, point)
+                        saved = point
+                    except OSError as e:  # a full disk: tried again next time round
+                        if saved is not False:
+                            print(f"board-pi: cannot write {data / RESUME_FILE}: {e.strerror or e}", flush=True)
+                        saved = False
             if deadline is not None and time.monotonic() > deadline:
                 break
             stop.wait(0.2)
@@ -209,6 +289,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 pass
         table.journal.close()
     return 0
+
+
+def log_exception(what: str) -> None:
+    import traceback
+
+    print(f"board-pi: {what}:\n{traceback.format_exc()}", flush=True)
 
 
 def _write_json(path: Path, value: Any) -> None:

@@ -47,6 +47,34 @@ class JournalError(RuntimeError):
     """The journal cannot be opened or written (disk full, damaged file)."""
 
 
+class JournalDamaged(JournalError):
+    """The file is there but is not a sound journal (truncated, garbage, not a database): it can
+    be set aside and a clean journal started, nothing else can read it anyway."""
+
+
+class JournalUnwritable(JournalError):
+    """The journal cannot be written where it is (a directory, a read-only file or folder): the
+    director must fix the path or the permissions; setting it aside would not help."""
+
+
+# What SQLite says about a file that is not a sound database, as opposed to one it may not write.
+_DAMAGED = ("not a database", "malformed", "file is encrypted", "corrupt")
+
+
+def _kind(e: sqlite3.Error) -> type[JournalError]:
+    text = str(e).lower()
+    if any(d in text for d in _DAMAGED):
+        return JournalDamaged
+    return JournalUnwritable
+
+
+class Keep:
+    """Marks "leave it as it is" where None means "clear it"."""
+
+
+KEEP = Keep()
+
+
 @dataclass(frozen=True)
 class StoredGame:
     id: int
@@ -65,38 +93,106 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         try:
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as e:
-            raise JournalError(f"cannot open the journal {self.path}: {e}") from None
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise JournalUnwritable(f"cannot open the journal {self.path}: {e.strerror or e}") from None
+        if self.path.is_dir():
+            raise JournalUnwritable(f"cannot open the journal {self.path}: it is a directory")
+        db = None
+        try:
+            db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(SCHEMA)
+            # A damaged page may only show when read: check the whole file once, at the start.
+            check = db.execute("PRAGMA quick_check").fetchone()[0]
+            if check != "ok":
+                raise JournalDamaged(f"the journal {self.path} is damaged: {check}")
+            # A read-only file opens and reads; find out now, not at the first play.
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("ROLLBACK")
+        except sqlite3.Error as e:
+            if db is not None:
+                db.close()
+            raise _kind(e)(f"cannot open the journal {self.path}: {e}") from None
+        except JournalError:
+            if db is not None:
+                db.close()
+            raise
+        self._db = db
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> int:
+        return self._transaction([(sql, args)])
+
+    def _transaction(self, statements: list[tuple[str, tuple[Any, ...]]]) -> int:
+        """Run ``statements`` as one transaction: all of them reach the disk, or none does.
+        Returns the last inserted row id."""
         with self._lock:
             try:
-                cur = self._db.execute("BEGIN IMMEDIATE")
-                cur = self._db.execute(sql, args)
+                self._db.execute("BEGIN IMMEDIATE")
+                last = 0
+                for sql, args in statements:
+                    cur = self._db.execute(sql, args)
+                    last = int(cur.lastrowid or 0) or last
                 self._db.execute("COMMIT")
-                return int(cur.lastrowid or 0)
-            except sqlite3.DatabaseError as e:
+                return last
+            except sqlite3.Error as e:
                 try:
                     self._db.execute("ROLLBACK")
-                except sqlite3.DatabaseError:
+                except sqlite3.Error:
                     pass
                 raise JournalError(f"cannot write the journal {self.path}: {e}") from None
 
-    def new_game(self, players: list[str], rules: dict[str, Any], meta: dict[str, Any] | None = None) -> int:
-        return self._write("INSERT INTO games (created, players, rules, meta) VALUES (?, ?, ?, ?)",
-                           (time.time(), json.dumps(players), json.dumps(rules), json.dumps(meta or {})))
+    def new_game(self, players: list[str], rules: dict[str, Any], meta: dict[str, Any] | None = None,
+                 clock: dict[str, Any] | None = None) -> int:
+        """A new game, with its clock's state when given (both or neither are written)."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                cur = self._db.execute("INSERT INTO games (created, players, rules, meta) VALUES (?, ?, ?, ?)",
+                                       (time.time(), json.dumps(players), json.dumps(rules),
+                                        json.dumps(meta or {})))
+                game_id = int(cur.lastrowid or 0)
+                if clock is not None:
+                    self._db.execute("INSERT INTO clocks (game_id, state, wall) VALUES (?, ?, ?)",
+                                     (game_id, json.dumps(clock), time.time()))
+                self._db.execute("COMMIT")
+                return game_id
+            except sqlite3.Error as e:
+                try:
+                    self._db.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+                raise JournalError(f"cannot write the journal {self.path}: {e}") from None
+
+    def commit(self, game_id: int, events: list[dict[str, Any]], *, clock: dict[str, Any] | None = None,
+               pending: dict[str, Any] | None | Keep = KEEP, finished: bool = False) -> None:
+        """One action of the table, whole: its events in order, the clock's state (when given),
+        what waits on the page (``KEEP`` leaves it as it is, None clears it), and the end of the
+        game. On any failure nothing of it is written (JournalError)."""
+        now = time.time()
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("INSERT INTO events (game_id, data, wall) VALUES (?, ?, ?)", (game_id, json.dumps(e), now))
+            for e in events]
+        if clock is not None:
+            statements.append(("INSERT INTO clocks (game_id, state, wall) VALUES (?, ?, ?) ON CONFLICT(game_id) "
+                               "DO UPDATE SET state = excluded.state, wall = excluded.wall",
+                               (game_id, json.dumps(clock), now)))
+        if pending is None:
+            statements.append(("DELETE FROM pending WHERE game_id = ?", (game_id,)))
+        elif not isinstance(pending, Keep):
+            statements.append(("INSERT INTO pending (game_id, data) VALUES (?, ?) ON CONFLICT(game_id) "
+                               "DO UPDATE SET data = excluded.data", (game_id, json.dumps(pending))))
+        if finished:
+            statements.append(("UPDATE games SET finished = ? WHERE id = ?", (now, game_id)))
+        self._transaction(statements)
 
     def append(self, game_id: int, event: dict[str, Any]) -> int:
         """Append one event; returns its sequence number once it is on disk."""
@@ -122,23 +218,38 @@ class Journal:
         self._write("UPDATE games SET finished = ? WHERE id = ?", (time.time(), game_id))
 
     def load(self, game_id: int) -> StoredGame:
-        with self._lock:
-            row = self._db.execute("SELECT id, created, players, rules, meta, finished FROM games "
-                                   "WHERE id = ?", (game_id,)).fetchone()
-            if row is None:
-                raise JournalError(f"no game {game_id} in the journal")
-            events = [json.loads(d) for (d,) in self._db.execute(
-                "SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
-            clock = self._db.execute("SELECT state FROM clocks WHERE game_id = ?", (game_id,)).fetchone()
-            pending = self._db.execute("SELECT data FROM pending WHERE game_id = ?", (game_id,)).fetchone()
-        return StoredGame(row[0], row[1], json.loads(row[2]), json.loads(row[3]), json.loads(row[4]),
-                          events, json.loads(clock[0]) if clock else None,
-                          json.loads(pending[0]) if pending else None, row[5])
+        """One game as stored; JournalDamaged when what is stored is not what the table wrote."""
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT id, created, players, rules, meta, finished FROM games "
+                                       "WHERE id = ?", (game_id,)).fetchone()
+                if row is None:
+                    raise JournalError(f"no game {game_id} in the journal")
+                events = [json.loads(d) for (d,) in self._db.execute(
+                    "SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,))]
+                clock = self._db.execute("SELECT state FROM clocks WHERE game_id = ?", (game_id,)).fetchone()
+                pending = self._db.execute("SELECT data FROM pending WHERE game_id = ?", (game_id,)).fetchone()
+            game = StoredGame(row[0], row[1], json.loads(row[2]), json.loads(row[3]), json.loads(row[4]),
+                              events, json.loads(clock[0]) if clock else None,
+                              json.loads(pending[0]) if pending else None, row[5])
+        except sqlite3.Error as e:
+            raise _kind(e)(f"cannot read the journal {self.path}: {e}") from None
+        except (ValueError, TypeError, RecursionError) as e:
+            raise JournalDamaged(f"game {game_id} in the journal {self.path} is damaged: {e}") from None
+        shapes = ((game.players, list), (game.rules, dict), (game.meta, dict), (game.clock, (dict, type(None))),
+                  (game.pending, (dict, type(None))))
+        if not all(isinstance(v, t) for v, t in shapes) or not all(isinstance(e, dict) for e in events):
+            raise JournalDamaged(f"game {game_id} in the journal {self.path} is damaged: a record of the "
+                                 "wrong shape")
+        return game
 
     def unfinished(self) -> StoredGame | None:
         """The most recent game that has not finished, if any."""
-        with self._lock:
-            row = self._db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        except sqlite3.Error as e:
+            raise _kind(e)(f"cannot read the journal {self.path}: {e}") from None
         return self.load(row[0]) if row else None
 
     def games(self) -> list[dict[str, Any]]:

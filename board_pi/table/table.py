@@ -14,15 +14,17 @@ does not settle is put to the players to confirm on the page; nothing is guessed
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 from ..clock import ClockController, ClockError, GameClock, TimeControl
 from ..rules.board import BadCoordinate, Square
 from ..rules.codec import event_from_dict, event_to_dict, rules_from_dict, rules_to_dict
-from ..rules.game import ChallengeRule, Game, GameRules, IllegalEvent, Passed
+from ..rules.game import ChallengeRule, Event, Game, GameRules, IllegalEvent, Passed
 from ..rules.gcg import record_from_game, write_gcg
 from ..rules.judge import NotAWord, Verdict, WordJudge
 from ..rules.play import IllegalPlay, Placement, check_placements
@@ -30,11 +32,33 @@ from ..rules.tiles import BLANK
 from .bus import EventBus
 from .reading import (DOUBT_BELOW, BoardChange, BoardReading, blank_options, compare,
                       placements_with_letters)
-from .store import Journal, StoredGame
+from .store import KEEP, Journal, JournalDamaged, JournalError, StoredGame
+
+log = logging.getLogger("board_pi.table")
 
 
 class TableError(ValueError):
     """An action the table cannot take now; the message says why (shown as a 4xx on the page)."""
+
+
+class NotRecorded(TableError):
+    """The journal could not record an action (disk full, file gone): the action was taken back
+    whole, so the game is as it was; it can be done again once the journal can be written."""
+
+
+@dataclass
+class _Change:
+    """One action in the making: what to put back if it cannot be recorded, and what to tell
+    the page once it is."""
+
+    events: list[Event]
+    clock: dict[str, Any] | None
+    pending: "Pending | None"
+    removal: dict[str, str]
+    verdict: dict[str, Any] | None
+    published: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    after: list[Callable[[], None]] = field(default_factory=list)
+    finished: bool = False
 
 
 class Camera(Protocol):
@@ -122,6 +146,7 @@ class Table:
         self.last_frame: Any | None = None
         self.timings: dict[str, float] = {}
         self._removal_checked = float("-inf")
+        self._change: _Change | None = None
 
     # -- games -----------------------------------------------------------------------------
 
@@ -135,15 +160,19 @@ class Table:
                                          "challenge_loses_turn": rules.challenge is ChallengeRule.DOUBLE})
             game = Game(list(players), rules, judge=self.judge)
             clock = GameClock(control, players=len(players), time_source=self.now)
-            self.meta = dict(meta or {})
-            self.meta.setdefault("lexicon", self.settings.lexicon)
-            self.game_id = self.journal.new_game(list(players), rules_to_dict(rules), self.meta)
-            self.game = game
+            meta = dict(meta or {})
+            meta.setdefault("lexicon", self.settings.lexicon)
+            # The journal first: a game it could not record is not started.
+            try:
+                game_id = self.journal.new_game(list(players), rules_to_dict(rules), meta,
+                                                clock=clock.to_dict(wall_time=self.wall()))
+            except JournalError as e:
+                raise NotRecorded(f"the new game was not started: {e}") from None
+            self.game, self.game_id, self.meta = game, game_id, meta
             self._attach_clock(clock)
             self.pending, self.removal, self.verdict, self.messages = None, {}, None, []
-            self._save_clock()
             self._publish("new_game", {"players": list(players)})
-            return self.game_id
+            return game_id
 
     def resume(self) -> bool:
         """Pick up the journal's unfinished game, if there is one. Returns whether one was found."""
@@ -156,20 +185,32 @@ class Table:
             return True
 
     def _load(self, stored: StoredGame) -> None:
-        rules = rules_from_dict(stored.rules)
-        game = Game(stored.players, rules, judge=self.judge)
-        for d in stored.events:
-            if d.get("type") == "undo":
-                game.undo()
+        """Replay a stored game; JournalDamaged when it cannot be (what is stored is not what
+        this table wrote), so that the caller can set the journal aside."""
+        where = "its rules"
+        try:
+            rules = rules_from_dict(stored.rules)
+            where = "its players"
+            game = Game(stored.players, rules, judge=self.judge)
+            for i, d in enumerate(stored.events, 1):
+                where = f"event {i}"
+                if d.get("type") == "undo":
+                    game.undo()
+                else:
+                    game.append(event_from_dict(d))
+            where = "its clock"
+            if stored.clock is not None:
+                clock = GameClock.from_dict(stored.clock, time_source=self.now, wall_time=self.wall())
             else:
-                game.append(event_from_dict(d))
-        if stored.clock is not None:
-            clock = GameClock.from_dict(stored.clock, time_source=self.now, wall_time=self.wall())
-        else:
-            clock = GameClock(TimeControl(), players=len(stored.players), time_source=self.now)
+                clock = GameClock(TimeControl(), players=len(stored.players), time_source=self.now)
+            where = "what waits on the page"
+            pending = Pending.from_dict(stored.pending) if stored.pending else None
+        except (KeyError, ValueError, TypeError, IndexError, AttributeError, RecursionError) as e:
+            raise JournalDamaged(f"game {stored.id} in the journal {self.journal.path} cannot be "
+                                 f"replayed: {where}: {e}") from None
         self.game, self.game_id, self.meta = game, stored.id, dict(stored.meta)
         self._attach_clock(clock)
-        self.pending = Pending.from_dict(stored.pending) if stored.pending else None
+        self.pending = pending
         self.removal, self.verdict = {}, None
 
     # -- recording ---------------------------------------------------------------------------
@@ -179,36 +220,100 @@ class Table:
             raise TableError("no game: start a new game first")
         return self.game, self.clock
 
-    def _journal_new_events(self, before: int) -> None:
-        """Append the game's events after index ``before`` to the journal (or take them back)."""
-        game, _ = self._require()
-        assert self.game_id is not None
-        new = game.events[before:]
-        try:
-            for e in new:
-                self.journal.append(self.game_id, event_to_dict(e))
-        except Exception:
-            del game.events[before:]
-            game.state = game.rebuild()
-            raise
+    @contextmanager
+    def _recording(self) -> Iterator[None]:
+        """One action of the table, recorded whole or not at all.
 
-    def _save_clock(self) -> None:
-        if self.clock is not None and self.game_id is not None:
-            self.journal.save_clock(self.game_id, self.clock.to_dict(wall_time=self.wall()))
+        The action changes the game, the clock and what waits on the page in memory; at the end
+        everything it changed goes to the journal in one transaction, and only then is the page
+        told. If the action fails, or the journal cannot take it (a full disk), the game, the
+        clock and the page's state are put back as they were: memory never differs from the
+        journal. Actions that call one another record once, at the outermost.
+        """
+        if self._change is not None:
+            yield
+            return
+        ch = _Change(list(self.game.events) if self.game is not None else [],
+                     self.clock.memento() if self.clock is not None else None,
+                     self.pending, dict(self.removal), self.verdict)
+        self._change = ch
+        try:
+            yield
+            self._write(ch)
+        except BaseException as e:
+            self._change = None
+            self._take_back(ch)
+            if isinstance(e, JournalError):
+                text = (f"not recorded, nothing changed: {e}. Free some space on the table's disk "
+                        "(`board-pi doctor` says how full it is) and do it again")
+                self._tell(text)
+                raise NotRecorded(text) from None
+            raise
+        self._change = None
+        for type_, data in ch.published:
+            self.bus.publish(type_, data)
+        if ch.published:
+            self._published()
+        for f in ch.after:
+            f()
+
+    def _write(self, ch: _Change) -> None:
+        """Write what the action changed (undos of events taken back, then new events)."""
+        if self.game is None or self.clock is None or self.game_id is None:
+            return
+        events = self.game.events
+        kept = 0
+        while kept < min(len(ch.events), len(events)) and ch.events[kept] is events[kept]:
+            kept += 1
+        records = [{"type": "undo"}] * (len(ch.events) - kept) + [event_to_dict(e) for e in events[kept:]]
+        pending_changed = self.pending is not ch.pending
+        clock_changed = self.clock.memento() != ch.clock
+        if not (records or pending_changed or clock_changed or ch.finished):
+            return
+        pending: Any = KEEP
+        if pending_changed:
+            pending = self.pending.to_dict() if self.pending is not None else None
+        self.journal.commit(self.game_id, records, clock=self.clock.to_dict(wall_time=self.wall()),
+                            pending=pending, finished=ch.finished)
+
+    def _take_back(self, ch: _Change) -> None:
+        if self.game is not None and (len(self.game.events) != len(ch.events) or
+                                      any(a is not b for a, b in zip(self.game.events, ch.events))):
+            self.game.reset(ch.events)
+        if self.clock is not None and ch.clock is not None:
+            self.clock.restore(ch.clock)
+        self.pending, self.removal, self.verdict = ch.pending, ch.removal, ch.verdict
 
     def _set_pending(self, pending: Pending | None) -> None:
-        self.pending = pending
-        if self.game_id is not None:
-            self.journal.save_pending(self.game_id, pending.to_dict() if pending else None)
+        self.pending = pending  # recorded with the action (see _recording)
 
     def _publish(self, type: str, data: dict[str, Any] | None = None) -> None:
+        if self._change is not None:  # told once the action is recorded
+            self._change.published.append((type, data or {}))
+            return
         self.bus.publish(type, data or {})
+        self._published()
+
+    def _published(self) -> None:
         self.bus.publish("state", self.snapshot())
         if self._controller is not None:
             try:
                 self._controller.refresh()
             except Exception:  # a display fault must not stop the game
-                pass
+                log.exception("the clock's display failed")
+
+    def tell(self, text: str) -> None:
+        """Show a message on the page (from another thread: the main loop, a backend)."""
+        with self._lock:
+            self._tell(text)
+
+    def _tell(self, text: str) -> None:
+        """A message for the page, once (a fault met again and again is said once)."""
+        if self.messages and self.messages[-1] == text:
+            return
+        self._say(text)
+        self.bus.publish("message", {"text": text})
+        self.bus.publish("state", self.snapshot())
 
     def _attach_clock(self, clock: GameClock) -> None:
         self.clock = clock
@@ -275,7 +380,7 @@ class Table:
     def press(self, player: int, exchange: bool = False, exchange_count: int | None = None,
               at: float | None = None) -> PressResult:
         """``player`` presses their side of the clock: their turn ends and the board is read."""
-        with self._lock:
+        with self._lock, self._recording():
             game, clock = self._require()
             at = self.now() if at is None else at
             s = game.state
@@ -283,7 +388,6 @@ class Table:
                 return PressResult("ignored", "the game is over")
             if clock.phase == "ready":
                 clock.start(s.turn, at=at)
-                self._save_clock()
                 self._publish("clock", {"started": s.turn})
                 return PressResult("started", f"{game.players[s.turn]}'s clock started")
             if clock.phase == "out_play" and player != s.going_out:
@@ -316,10 +420,7 @@ class Table:
         """Press the clock for ``player``; False when the clock does not switch (its press guard:
         both buttons hit at once switch once), in which case the turn is not taken either."""
         _, clock = self._require()
-        if not clock.press(player, at=at, out_play=out_play):
-            return False
-        self._save_clock()
-        return True
+        return clock.press(player, at=at, out_play=out_play)
 
     def _withdrawn_still_there(self, reading: BoardReading) -> list[Square]:
         """The squares where the camera still sees a withdrawn phony's own tiles."""
@@ -352,9 +453,7 @@ class Table:
         if not change.new:
             if not self._switch(player, at, out_play=False):
                 return PressResult("ignored", "the clock did not switch: both sides pressed at once")
-            before = len(game.events)
             game.pass_turn(player)
-            self._journal_new_events(before)
             self._reader_commit()
             self._after_turn()
             self._publish("pass", {"player": player})
@@ -407,7 +506,6 @@ class Table:
 
     def _commit(self, player: int, placements: list[Placement]) -> PressResult:
         game, clock = self._require()
-        before = len(game.events)
         try:
             scored = game.play_tiles(player, placements)
         except (IllegalEvent, IllegalPlay) as e:
@@ -415,7 +513,6 @@ class Table:
             self._set_pending(Pending("reading", player, f"this cannot be played: {e}", tiles))
             self._publish("pending", self.pending.to_dict() if self.pending else {})
             return PressResult("pending", str(e))
-        self._journal_new_events(before)
         self._set_pending(None)
         self._reader_commit()
         self.verdict = None
@@ -429,7 +526,6 @@ class Table:
                     clock.declare_out_play()
                 except ClockError:
                     pass
-                self._save_clock()
             self._say(f"{game.players[player]} went out: challenge or accept")
         self._publish("play", {"player": player, "play": move.text, "score": scored.score})
         return PressResult("play", move.text, scored.score, move.text)
@@ -447,12 +543,10 @@ class Table:
             return PressResult("ignored", f"no exchange with {s.bag} tiles in the bag")
         if not self._switch(player, at, out_play=False):
             return PressResult("ignored", "the clock did not switch: both sides pressed at once")
-        before = len(game.events)
         try:
             game.exchange(player, n)
         except IllegalEvent as e:
             return PressResult("ignored", str(e))
-        self._journal_new_events(before)
         self._after_turn()
         self._publish("exchange", {"player": player, "count": n})
         return PressResult("exchange", f"{game.players[player]} exchanged {n}")
@@ -464,13 +558,13 @@ class Table:
                 clock.end()
             except ClockError:
                 pass
-            self._save_clock()
             self._set_pending(Pending("racks", game.state.turn,
                                       "six scoreless turns: the game is over; enter each rack"))
 
     def handle(self, event: Any) -> Any:
         """A button event from a clock backend (``kind``, ``player``, ``timestamp``)."""
-        kind, player, at = event.kind, event.player, event.timestamp
+        kind, player, at = getattr(event, "kind", None), getattr(event, "player", None), \
+            getattr(event, "timestamp", None)
         try:
             if kind == "press" and player is not None:
                 return self.press(player, at=at)
@@ -480,7 +574,7 @@ class Table:
                 return self.resume_clock() if self.clock.phase == "paused" else self.pause()
             if kind == "hold" and self.clock is not None and self.clock.running is not None:
                 if self.clock.hold is not None:
-                    with self._lock:
+                    with self._lock, self._recording():
                         self.clock.release_hold()
                         self._publish("hold_released")
                     return None
@@ -491,8 +585,12 @@ class Table:
                     return self.challenge((lp.player + 1) % len(self.game.players))
         except TableError as e:
             with self._lock:
-                self._say(str(e))
-                self._publish("message", {"text": str(e)})
+                self._tell(str(e))
+        except Exception as e:  # a fault of ours must not end the clock's reader thread
+            log.exception("the table could not take the clock's %s event", kind)
+            with self._lock:
+                self._tell(f"the {kind} was not taken ({type(e).__name__}: {e}); press again or "
+                           "use the page")
         return None
 
     def mark_exchange(self, player: int) -> PressResult:
@@ -500,23 +598,17 @@ class Table:
 
         The count is the player's whole rack unless they correct it on the page.
         """
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
             if not game.events or not isinstance(game.events[-1], Passed) or game.events[-1].player != player:
                 return PressResult("ignored", "a long press marks an exchange right after a pass")
             n = game.state.racks[player]
-            game.undo()
-            assert self.game_id is not None
-            self.journal.append(self.game_id, {"type": "undo"})
-            before = len(game.events)
+            last = game.undo()
             try:
                 game.exchange(player, n)
             except IllegalEvent as e:
-                game.pass_turn(player)
-                self._journal_new_events(before)
-                self._publish("pass", {"player": player})
+                game.append(last)  # the pass stands, as it was
                 return PressResult("pass", str(e))
-            self._journal_new_events(before)
             self._say(f"{game.players[player]} exchanged: {n} tiles recorded (correct the count on the page)")
             self._publish("exchange", {"player": player, "count": n})
             return PressResult("exchange", f"{game.players[player]} exchanged {n}")
@@ -525,7 +617,7 @@ class Table:
 
     def confirm(self, tiles: dict[str, str] | None = None) -> PressResult:
         """Confirm (or correct) the pending reading: ``tiles`` maps squares to letters ('?' blank)."""
-        with self._lock:
+        with self._lock, self._recording():
             p = self.pending
             if p is None or p.kind not in ("reading", "reread", "blank"):
                 raise TableError("there is no reading to confirm")
@@ -536,9 +628,10 @@ class Table:
             chosen = {k.upper(): (v if v == BLANK or v.islower() else v.upper()) for k, v in chosen.items()}
             if not chosen:
                 game, _ = self._require()
-                before = len(game.events)
-                game.pass_turn(p.player)
-                self._journal_new_events(before)
+                try:
+                    game.pass_turn(p.player)
+                except IllegalEvent as e:
+                    raise TableError(str(e)) from None
                 self._set_pending(None)
                 self._after_turn()
                 self._publish("pass", {"player": p.player})
@@ -548,7 +641,7 @@ class Table:
 
     def discard_pending(self) -> None:
         """Drop the reading waiting for confirmation (the players will enter the play instead)."""
-        with self._lock:
+        with self._lock, self._recording():
             if self.pending is None:
                 raise TableError("nothing is waiting for confirmation")
             self._set_pending(None)
@@ -556,7 +649,7 @@ class Table:
 
     def set_blanks(self, letters: dict[str, str]) -> PressResult:
         """The players say which letter each blank of the pending play stands for."""
-        with self._lock:
+        with self._lock, self._recording():
             p = self.pending
             if p is None or p.kind != "blank":
                 raise TableError("no blank is waiting for its letter")
@@ -572,7 +665,7 @@ class Table:
 
     def enter_play(self, player: int, play: str) -> PressResult:
         """Enter a play by hand in score-sheet notation (no camera, or a correction)."""
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
             from ..rules.play import Play
             try:
@@ -583,39 +676,34 @@ class Table:
 
     def record(self, event: Any) -> None:
         """Append a game event entered by hand (a score sheet typed in, a correction)."""
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
-            before = len(game.events)
             try:
                 game.append(event)
             except IllegalEvent as e:
                 raise TableError(str(e)) from None
-            self._journal_new_events(before)
             self._publish("recorded", event_to_dict(event))
 
     def give_racks(self, racks: dict[int, str]) -> None:
         """The racks left at the end (needed after six scoreless turns, or with 3-4 players)."""
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
-            before = len(game.events)
             try:
                 game.finish({int(k): str(v).upper() for k, v in racks.items()})
             except IllegalEvent as e:
                 raise TableError(str(e)) from None
-            self._journal_new_events(before)
             self._set_pending(None)
             self._end_game()
 
     # -- challenges ---------------------------------------------------------------------------
 
     def hold(self, player: int) -> None:
-        with self._lock:
+        with self._lock, self._recording():
             _, clock = self._require()
             try:
                 clock.hold_play()
             except ClockError as e:
                 raise TableError(str(e)) from None
-            self._save_clock()
             self._publish("hold", {"player": player})
 
     def challenge(self, player: int, acceptable: bool | None = None) -> Verdict:
@@ -623,7 +711,7 @@ class Table:
 
         ``acceptable`` overrides the judge (the demo follows a record made with another lexicon).
         """
-        with self._lock:
+        with self._lock, self._recording():
             game, clock = self._require()
             lp = game.state.last_play
             if lp is None:
@@ -642,12 +730,10 @@ class Table:
             verdict = judged if acceptable is None else acceptable
             if verdict != judged:
                 self._say("the record's verdict differs from this lexicon's: following the record")
-            before = len(game.events)
             try:
                 game.challenge(player, verdict)
             except IllegalEvent as e:
                 raise TableError(str(e)) from None
-            self._journal_new_events(before)
             self.verdict = {"acceptable": verdict, "time": self.wall()}
             self._show_verdict(verdict)
             out = game.state.going_out is not None
@@ -655,7 +741,6 @@ class Table:
                 clock.resolve_challenge(verdict, game_over=verdict and out)
             except ClockError:
                 pass
-            self._save_clock()
             if not verdict:
                 self.removal = {str(p.square): p.tile for p in lp.scored.placements}
                 self._say("not acceptable: take the tiles back")
@@ -666,7 +751,7 @@ class Table:
 
     def accept_out_play(self, player: int | None = None) -> PressResult:
         """The opponent does not challenge the last play, which went out: the game ends."""
-        with self._lock:
+        with self._lock, self._recording():
             game, clock = self._require()
             if game.state.going_out is None:
                 raise TableError("nobody has gone out")
@@ -674,20 +759,17 @@ class Table:
                 clock.accept_out_play()
             except ClockError:
                 clock.end()
-            self._save_clock()
             self._finish_out_play()
             return PressResult("end", "the game is over")
 
     def _finish_out_play(self) -> None:
         game, _ = self._require()
-        before = len(game.events)
         try:
             game.finish()
         except IllegalEvent as e:  # 3-4 players: the racks must be given
             self._set_pending(Pending("racks", game.state.turn, str(e)))
             self._publish("pending", self.pending.to_dict() if self.pending else {})
             return
-        self._journal_new_events(before)
         self._end_game()
 
     def _end_game(self, reason: str = "") -> None:
@@ -696,55 +778,54 @@ class Table:
             clock.end()
         except ClockError:
             pass
-        before = len(game.events)
         for p in range(len(game.players)):
             game.time_penalty(p, clock.overtime_penalty(p))
         if not game.state.over:
             game.end(reason or "ended")
-        self._journal_new_events(before)
-        self._save_clock()
-        assert self.game_id is not None
-        self.journal.finish(self.game_id)
-        gcg = self.gcg()
-        if self.on_finished is not None:
-            try:
-                self.on_finished(gcg, {"players": game.players, "scores": game.state.scores,
-                                       "game_id": self.game_id, **self.meta})
-            except Exception as e:  # the archive failing must not lose the journal's copy
-                self._say(f"could not archive the game: {e}")
+        assert self._change is not None, "a game ends inside a recorded action"
+        self._change.finished = True
+        self._change.after.append(self._archive)
         self._publish("game_over", {"scores": game.state.scores, "winners": game.state.winners()})
+
+    def _archive(self) -> None:
+        """Keep the finished game (once the journal has it as finished)."""
+        if self.on_finished is None or self.game is None:
+            return
+        game = self.game
+        try:
+            self.on_finished(self.gcg(), {"players": game.players, "scores": game.state.scores,
+                                          "game_id": self.game_id, **self.meta})
+        except Exception as e:  # the archive failing must not lose the journal's copy
+            log.exception("could not archive game %s", self.game_id)
+            self._tell(f"could not archive the game: {e}")
 
     # -- the director ------------------------------------------------------------------------
 
     def pause(self) -> None:
-        with self._lock:
+        with self._lock, self._recording():
             _, clock = self._require()
             try:
                 clock.pause()
             except ClockError as e:
                 raise TableError(str(e)) from None
-            self._save_clock()
             self._publish("paused")
 
     def resume_clock(self) -> None:
-        with self._lock:
+        with self._lock, self._recording():
             _, clock = self._require()
             try:
                 clock.resume()
             except ClockError as e:
                 raise TableError(str(e)) from None
-            self._save_clock()
             self._publish("resumed")
 
     def undo(self) -> str:
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
-            assert self.game_id is not None
             try:
                 e = game.undo()
             except IllegalEvent as err:
                 raise TableError(str(err)) from None
-            self.journal.append(self.game_id, {"type": "undo"})
             self._set_pending(None)
             self._publish("undo", {"event": event_to_dict(e)})
             return event_to_dict(e)["type"]
@@ -753,7 +834,7 @@ class Table:
         """The director corrects the last play (a misread square, a blank's letter): it is taken
         back and ``play`` (score-sheet notation, lower case for a blank) is made in its place by
         the same player. A correction that cannot be played leaves the game as it was."""
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
             from ..rules.game import PlayMade
             from ..rules.play import Play
@@ -765,11 +846,7 @@ class Table:
             try:
                 game.play_tiles(player, Play.parse(play).placements(game.state.board, game.rules.tiles))
             except (IllegalEvent, IllegalPlay, BadCoordinate) as e:
-                game.append(last)  # play_tiles appends nothing when it refuses
                 raise TableError(f"cannot correct the play to {play!r}: {e}") from None
-            assert self.game_id is not None
-            self.journal.append(self.game_id, {"type": "undo"})
-            self._journal_new_events(len(game.events) - 1)
             self._set_pending(None)
             move = game.state.moves[-1]
             self._say(f"the director corrected the last play to {move.text}")
@@ -783,31 +860,30 @@ class Table:
             self.settings.lexicon = judge.lexicon.name
 
     def adjust(self, player: int, points: int, reason: str) -> None:
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
             if not 0 <= player < len(game.players):
                 raise TableError(f"there is no player {player + 1}")
-            before = len(game.events)
             try:
                 game.adjust(player, points, reason)
             except IllegalEvent as e:
                 raise TableError(str(e)) from None
-            self._journal_new_events(before)
             self._publish("adjusted", {"player": player, "points": points, "reason": reason})
 
     def time_penalty(self, player: int, points: int) -> None:
         """A time penalty decided by the director (the clock's own are applied at the end)."""
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
             if not 0 <= player < len(game.players) or points < 0:
                 raise TableError("a time penalty needs a player and a number of points")
-            before = len(game.events)
-            game.time_penalty(player, points)
-            self._journal_new_events(before)
+            try:
+                game.time_penalty(player, points)
+            except IllegalEvent as e:
+                raise TableError(str(e)) from None
             self._publish("time_penalty", {"player": player, "points": points})
 
     def end_game(self, reason: str = "ended by the director") -> None:
-        with self._lock:
+        with self._lock, self._recording():
             game, _ = self._require()
             if game.state.over:
                 raise TableError("the game is already over")
@@ -837,8 +913,14 @@ class Table:
                 self._check_removal()
             flagged = [p for p in range(len(self.game.players)) if self.clock.flagged(p)]
             if flagged:
-                self._say(f"{self.game.players[flagged[0]]} is over the overtime limit: the game ends")
-                self._end_game("overtime limit")
+                # Tried again at every tick until the journal takes it (a disk freed meanwhile).
+                try:
+                    with self._recording():
+                        self._end_game("overtime limit")
+                except TableError as e:
+                    self._tell(str(e))
+                    return
+                self._tell(f"{self.game.players[flagged[0]]} is over the overtime limit: the game ends")
 
     REMOVAL_CHECK_SECONDS = 2.0
 

@@ -309,6 +309,48 @@ def test_state_round_trip_charges_downtime_to_the_running_player():
     assert r.running == 0
 
 
+def test_a_press_made_while_the_table_was_down_is_charged_once():
+    # Ann's clock runs; the Pi goes down for 30 s; Ann pressed 15 s into that (the Pico kept the
+    # press and replays it with its own timestamp once the Pi is back).
+    c, ft = make()
+    c.start(0)
+    ft.advance(100)
+    state = c.to_dict(wall_time=5000.0)
+    ft2 = FakeTime()
+    ft2.t = 7.0
+    r = GameClock.from_dict(state, time_source=ft2, wall_time=5000.0 + 30)
+    r.snapshot()  # the page reads the clock before the replayed press arrives
+    assert r.press(0, at=ft2.t - 15)
+    assert r.used(0) == pytest.approx(100 + 15)  # her 15 s turn, not 30
+    assert r.used(1) == pytest.approx(15)  # Bob's clock has run since her press
+    assert r.used(0) + r.used(1) == pytest.approx(100 + 30)  # every second charged exactly once
+
+
+def test_a_press_heard_after_the_clock_was_saved_is_charged_at_its_own_moment():
+    c, ft = make(delay_seconds=5)
+    c.start(0)
+    ft.advance(20)
+    c.to_dict()  # saved (charged up to now) just before the press's event arrived
+    assert c.press(0, at=ft.t - 2)
+    assert c.used(0) == pytest.approx(18 - 5)  # the delay's first 5 s are free
+    assert c.used(1) == 0
+    ft.advance(10)
+    assert c.used(1) == pytest.approx(12 - 5)
+    assert c.used(0) + c.used(1) == pytest.approx(30 - 10)
+
+
+def test_memento_puts_the_clock_back():
+    c, ft = make()
+    c.start(0)
+    ft.advance(40)
+    m = c.memento()
+    assert c.press(0)
+    ft.advance(5)
+    c.pause()
+    c.restore(m)
+    assert c.running == 0 and c.phase == "running" and c.used(0) == pytest.approx(45)
+
+
 def test_state_round_trip_can_charge_downtime_to_no_one():
     c, ft = make(charge_downtime=False)
     c.start(0)

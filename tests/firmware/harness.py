@@ -28,6 +28,7 @@ from board_pi.clock import ClockController, GameClock, TimeControl  # noqa: E402
 from board_pi.hardware.events import ClockEvent  # noqa: E402
 from board_pi.hardware.serial_clock import SerialClock  # noqa: E402
 
+_monotonic = time.monotonic
 PINS = {"player0": 2, "player1": 3, "pause": 4, "challenge": 5, "hold": 6}
 BUZZER = 15
 
@@ -38,6 +39,9 @@ class FakeTime:
 
     def __call__(self) -> float:
         return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
 
 
 class Display:
@@ -218,10 +222,15 @@ class Cable:
 
 
 class PicoThread:
-    """Runs a PicoClock's loop in real time, as the Pico would (a step every millisecond)."""
+    """Runs a PicoClock's loop in its own thread, as the Pico would (a step every millisecond).
 
-    def __init__(self, port, boot: str = "0000ABCD", **kw) -> None:
-        utime.now_fn = time.monotonic
+    With ``time`` (a FakeTime shared with the Pi's side) the Pico's clock is the test's: it moves
+    only when the test advances it, so what is charged does not depend on the machine's speed.
+    """
+
+    def __init__(self, port, boot: str = "0000ABCD", time: FakeTime | None = None, **kw) -> None:
+        self.time = time
+        utime.now_fn = time if time is not None else _monotonic
         self.lock = threading.Lock()
         self.pico = make_pico(port, boot, **kw)
         self._stop = threading.Event()
@@ -239,10 +248,18 @@ class PicoThread:
         self.thread.join(timeout=2)
 
     def press(self, name: str, hold: float = 0.06) -> None:
+        if self.time is None:
+            machine.Pin.drive(PINS[name], 0)
+            time.sleep(hold)
+            machine.Pin.drive(PINS[name], 1)
+            time.sleep(0.06)
+            return
+        button = next(b for b in self.pico.buttons if b.name == name)
         machine.Pin.drive(PINS[name], 0)
-        time.sleep(hold)
+        assert wait_for(lambda: button.pressed), f"the Pico did not see {name} go down"
+        self.time.advance(hold)  # past the bounce lockout
         machine.Pin.drive(PINS[name], 1)
-        time.sleep(0.06)
+        assert wait_for(lambda: not button.pressed), f"the Pico did not see {name} come up"
 
 
 def wait_for(cond: Callable[[], bool], timeout: float = 5.0) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -44,12 +43,13 @@ def test_runs_on_the_pico_and_resumes_from_its_state(tmp_path, capsys):
     pico = PicoThread(cable.port)
     state = tmp_path / "clock.json"
     argv = ["clock", "--backend", "serial", "--port", str(cable.path), "--state", str(state),
-            "--minutes", "10", "--seconds", "2.5"]
+            "--minutes", "10", "--seconds", "4"]
     try:
         rc = []
         t = threading.Thread(target=lambda: rc.append(main(argv)))
         t.start()
-        time.sleep(0.8)
+        # the command has opened the port and greeted the Pico: no sleep hoping it has
+        assert wait_for(lambda: pico.pico.host_version is not None, 10)
         pico.press("player0")
         t.join(10)
         assert rc == [0]

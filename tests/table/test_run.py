@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -95,3 +98,98 @@ def _with_tiles(tmp_path: Path, tiles: str) -> Path:
     p = config(tmp_path)
     p.write_text(p.read_text().replace('source = "none"\n', f'source = "none"\ntiles = "{tiles}"\n'))
     return p
+
+
+# -- a damaged or unwritable journal at the start ----------------------------------------------
+
+
+def _first_run(tmp_path: Path) -> tuple[Path, Path]:
+    cfg = config(tmp_path)
+    r = run("run", "--config", str(cfg), "--stop-after", "0.3")
+    assert r.returncode == 0, r.stderr
+    return cfg, tmp_path / "data" / "journal.db"
+
+
+def _damage(kind: str, db: Path) -> None:
+    if kind == "truncated":
+        with open(db, "r+b") as f:
+            f.truncate(db.stat().st_size // 2 + 100)
+    elif kind == "garbage":
+        db.write_bytes(bytes(range(256)) * 64)
+    elif kind == "not a database":
+        db.write_text("board-pi journal, typed by hand\n" * 100)
+    elif kind == "a bad event":
+        con = sqlite3.connect(db)
+        con.execute("INSERT INTO events (game_id, data, wall) VALUES (1, ?, 0)",
+                    (json.dumps({"type": "play", "player": 7, "play": "8D WINDY"}),))
+        con.commit()
+        con.close()
+    elif kind == "an event that is not JSON":
+        con = sqlite3.connect(db)
+        con.execute("INSERT INTO events (game_id, data, wall) VALUES (1, '{not json', 0)")
+        con.commit()
+        con.close()
+
+
+@pytest.mark.parametrize("kind", ["truncated", "garbage", "not a database", "a bad event",
+                                  "an event that is not JSON"])
+def test_a_damaged_journal_is_set_aside_and_the_table_starts_clean(tmp_path: Path, kind: str) -> None:
+    cfg, db = _first_run(tmp_path)
+    _damage(kind, db)
+    damaged = db.read_bytes()
+    r = run("run", "--config", str(cfg), "--stop-after", "0.3")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stdout + r.stderr
+    aside = sorted(db.parent.glob("journal.damaged-*.db"))
+    assert len(aside) == 1 and aside[0].read_bytes() == damaged  # kept as it was, for inspection
+    assert f"kept as {aside[0]}" in r.stdout  # the log says where
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM games").fetchone()[0] == 1  # a clean journal, a new game
+    con.close()
+    again = run("run", "--config", str(cfg), "--stop-after", "0.3")  # and it starts again: no loop
+    assert again.returncode == 0 and "damaged" not in again.stdout, again.stdout + again.stderr
+
+
+def test_a_journal_that_is_a_directory_is_a_clear_error(tmp_path: Path) -> None:
+    cfg = config(tmp_path)
+    (tmp_path / "data" / "journal.db").mkdir(parents=True)
+    r = run("run", "--config", str(cfg), "--stop-after", "0.3")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "journal" in r.stderr and "directory" in r.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes a read-only file all the same")
+def test_a_read_only_journal_is_a_clear_error(tmp_path: Path) -> None:
+    cfg, db = _first_run(tmp_path)
+    db.chmod(0o444)
+    db.parent.chmod(0o555)  # nor can the -wal file be made beside it
+    try:
+        r = run("run", "--config", str(cfg), "--stop-after", "0.3")
+    finally:
+        db.parent.chmod(0o755)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "journal" in r.stderr and "readonly" in r.stderr.replace("read-only", "readonly")
+    assert not list(db.parent.glob("journal.damaged-*"))  # not damaged: nothing set aside
+
+
+def test_finished_games_are_kept_where_the_setup_guide_says(tmp_path: Path) -> None:
+    from board_pi.config import load_config
+    from board_pi.table.archive import GameArchive
+    from board_pi.table.run import build
+
+    data = tmp_path / "data"
+    # A game an older board-pi kept one folder too deep is found, and moved, with its details.
+    GameArchive(data / "games").save("#player1 ann Ann\n#player2 bob Bob\n",
+                                     {"players": ["Ann", "Bob"], "scores": [400, 300]})
+    assert len(list((data / "games" / "games").glob("*.gcg"))) == 1
+    table, closers = build(load_config(config(tmp_path)), data)
+    try:
+        table.end_game()
+        files = sorted(p.name for p in (data / "games").glob("*.gcg"))
+        assert len(files) == 2  # the old one and the one just finished, in <data>/games
+        assert not (data / "games" / "games").exists()
+        listed = table.archive.list()
+        assert {g["file"] for g in listed} == set(files)
+        assert [400, 300] in [g.get("scores") for g in listed]
+    finally:
+        table.journal.close()
