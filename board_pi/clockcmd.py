@@ -196,6 +196,8 @@ def _open_backend(args: argparse.Namespace, saved: dict[str, Any] | None) -> Any
             raise UsageError("--backend serial needs --port (the Pico's serial port)")
         if not os.path.exists(args.port):
             raise UsageError(f"no serial port at {args.port} (is the Pico plugged in?)")
+        if os.path.isdir(args.port):  # it would be retried as a port for ever
+            raise UsageError(f"{args.port} is a folder, not a serial port (ls /dev/serial/by-id/)")
         try:
             return SerialClock(args.port, resume=(saved or {}).get("serial"))
         except ValueError as e:  # the state file's resume point is damaged

@@ -211,10 +211,10 @@ SECTIONS: dict[str, type] = {
 Check = Callable[[Any], "tuple[Any, str | None]"]
 
 
-def _show(v: Any) -> str:
+def _show(v: Any, limit: int = 40) -> str:
     """A value as a message shows it: long ones cut short (a 4,000-digit number is one line)."""
     text = repr(v) if isinstance(v, str) else str(v)
-    return text if len(text) <= 40 else text[:30] + f"... ({len(text)} characters)"
+    return text if len(text) <= limit else text[:limit - 10] + f"... ({len(text)} characters)"
 
 
 def _type_name(v: Any) -> str:
@@ -295,7 +295,7 @@ def _path(*, empty_ok: bool = True) -> Check:
             try:
                 Path(v).expanduser()
             except RuntimeError:  # ~someone who has no account here
-                return v, f"{_show(v)}: no such user's home folder"
+                return v, f"{_show(v, 300)}: no such user's home folder"
         if problem is None and len(v) > 4096:
             return v, f"a path of {len(v)} characters is longer than any this system takes"
         return v, problem
@@ -588,22 +588,44 @@ def check_ready(cfg: Config, *, port: int | None = None) -> Readiness:
                              key="web.port" if port is None else "--port")
     if problem:
         errors.append(problem)
-    problem = _lexicon_problem(cfg.game.lexicon)
+    lexicon = cfg.game.lexicon
+    problem = _not_a_file(lexicon) if "/" in lexicon or lexicon.endswith(".txt") else None
+    problem = problem or _lexicon_problem(lexicon)
     if problem:
         errors.append(f"game.lexicon: {problem}")
     if cfg.camera.source not in ("none", ""):
         if cfg.camera.source_kind == "path" and not os.path.exists(str(cfg.camera.source)):
-            errors.append(f"camera.source: no such file or folder: {_show(cfg.camera.source)}")
-        tiles = cfg.tiles_path()
-        problem = tiles_problem(tiles) if tiles is not None else None
-        if problem:  # run then reads with the tile model alone, as it says
-            warnings.append(f"camera.tiles: {problem}; the tile model will read alone "
-                            "(enrol again: board-pi enrol, or remove the file)")
-        problem = _calibration_problem(cfg.calibration_path())
-        if problem:  # run then finds the board in every frame
-            warnings.append(f"camera.calibration: {problem}; the board will be found in every frame "
-                            "(calibrate again: board-pi calibrate)")
+            errors.append(f"camera.source: no such file or folder: {_show(cfg.camera.source, 300)}")
+        # A device or a folder named as a profile would be read without end (/dev/zero): refused.
+        tiles, calibration = cfg.tiles_path(), cfg.calibration_path()
+        for key, path in (("camera.tiles", tiles), ("camera.calibration", calibration)):
+            problem = _not_a_file(str(path)) if path is not None else None
+            if problem:
+                errors.append(f"{key}: {problem}")
+            elif path is not None and key == "camera.tiles":
+                problem = tiles_problem(path)
+                if problem:  # run then reads with the tile model alone, as it says
+                    warnings.append(f"camera.tiles: {problem}; the tile model will read alone "
+                                    "(enrol again: board-pi enrol, or remove the file)")
+            elif path is not None:
+                problem = _calibration_problem(path)
+                if problem:  # run then finds the board in every frame
+                    warnings.append(f"camera.calibration: {problem}; the board will be found in every "
+                                    "frame (calibrate again: board-pi calibrate)")
     return Readiness(tuple(errors), tuple(warnings))
+
+
+def _not_a_file(path: str) -> str | None:
+    """None for a regular file or a missing one (reported by whoever reads it); else why not."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        return f"{_show(path, 300)}: {getattr(e, 'strerror', None) or e}"
+    return None if stat.S_ISREG(mode) else f"{_show(path, 300)} is not a file"
 
 
 def data_dir_problem(d: Path) -> str | None:
@@ -619,7 +641,7 @@ def data_dir_problem(d: Path) -> str | None:
             made = "" if target == d else f" (it would be made in {target})"
             return f"{d} is not writable by this user{made}; set data.dir to a writable folder or fix its owner"
     except (OSError, ValueError) as e:  # a name too long, a loop of links, a NUL
-        return f"{_show(str(d))}: {getattr(e, 'strerror', None) or e}"
+        return f"{_show(str(d), 300)}: {getattr(e, 'strerror', None) or e}"
     return None
 
 
@@ -699,9 +721,7 @@ def _lexicon_problem(spec: str) -> str | None:
     return None
 
 
-def _calibration_problem(path: Path | None) -> str | None:
-    if path is None:
-        return None
+def _calibration_problem(path: Path) -> str | None:
     try:
         from .vision.calibration import CalibrationError, load
     except ImportError:

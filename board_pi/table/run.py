@@ -168,7 +168,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         raise UsageError(str(e)) from None
     port = args.port if args.port is not None else cfg.web.port
-    ready = check_ready(cfg, port=port)  # the same checks as `board-pi config check`
+    ready = check_ready(cfg, port=args.port)  # the same checks as `board-pi config check`
     if ready.errors:
         raise UsageError("\n".join(ready.errors))
     for w in ready.warnings:
