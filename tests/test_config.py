@@ -572,3 +572,61 @@ def test_cli_check_runs_what_run_checks(tmp_path: Path) -> None:
     f.write_text(base(tmp_path))
     r = board_pi("config", "check", str(f))
     assert r.returncode == 0 and "OK" in r.stdout and "board-pi doctor" in r.stdout
+
+
+# ------------------------------------------------------------------ the template, mutated: refused or ready, never a crash
+
+_NASTY = ["nan", "-nan", "inf", "-inf", "1e400", "-0.0", "0", "-1", "99999999999999999999999", "9" * 5000,
+          "[" * 3000 + "]" * 3000, "{a = 1}", '"\\u0000"', '"~nosuchuser-xyz/x"', '"\u00b2"', '"\u0663"', '""',
+          '" "', '"' + "x" * 5000 + '"', "true", "[]", '["a"]', '"none"', '"synthetic"', '"/dev/zero"',
+          "1979-05-27T07:32:00Z", "'literal'", '"""two\nlines"""', '"../.."', '"*"', '"::1"', '"localhost"']
+_TEMPLATE_LINES = template_text().splitlines()
+
+
+@st.composite
+def _mutated_template(draw: st.DrawFn) -> str:
+    lines = list(_TEMPLATE_LINES)
+    for _ in range(draw(st.integers(1, 6))):
+        i = draw(st.integers(0, len(lines) - 1))
+        how = draw(st.sampled_from(["value", "value", "value", "delete", "duplicate", "insert", "cut"]))
+        if how == "value" and "=" in lines[i] and not lines[i].startswith("#"):
+            value = draw(st.one_of(st.sampled_from(_NASTY), st.integers().map(str),
+                                   st.floats().map(lambda f: repr(f).replace("e+", "e"))))
+            lines[i] = lines[i].split("=")[0] + "= " + value
+        elif how == "delete":
+            del lines[i]
+        elif how == "duplicate":
+            lines.insert(i, lines[i])
+        elif how == "insert":
+            lines.insert(i, draw(st.text(max_size=30)))
+        elif how == "cut":
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
+        if not lines:
+            lines = [""]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(text=st.one_of(_mutated_template(), st.text(max_size=300)))
+def test_any_configuration_is_refused_or_ready_never_a_crash(text: str) -> None:
+    import io
+    import tempfile
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from board_pi.cli import main
+
+    try:
+        cfg = parse_config(text)
+    except ConfigError as e:
+        assert e.problems and all(isinstance(p, str) and p for p in e.problems)
+    else:
+        r = config.check_ready(cfg)
+        assert all(isinstance(p, str) and p for p in r.errors + r.warnings)
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "board-pi.toml"
+        f.write_text(text, encoding="utf-8")
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            rc = main(["config", "check", str(f)])  # an exception fails the test: no traceback allowed
+    assert rc in (0, 1)
+    assert (rc == 1) == ("problem(s)" in err.getvalue())
