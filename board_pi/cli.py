@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 a negative answer (a play not acceptable, a record that
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Callable, Sequence
 
@@ -15,6 +16,38 @@ Handler = Callable[[argparse.Namespace], int]
 
 class UsageError(Exception):
     """Bad input from the user: printed as a message, exit 2."""
+
+
+def port_number(*, any_free: bool = False) -> Callable[[str], int]:
+    """An argparse type for a TCP port: 1-65535 (0 too with ``any_free``: any free port). Out of
+    range is refused, not wrapped round by the resolver onto some other port."""
+    lo = 0 if any_free else 1
+
+    def parse(text: str) -> int:
+        try:
+            port = int(text.strip(), 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a port number: {text[:40]!r}") from None
+        if not lo <= port <= 65535:
+            raise argparse.ArgumentTypeError(f"a port is from {lo} to 65535, not {text[:40]}")
+        return port
+
+    return parse
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
+
+
+def seconds(text: str) -> float:
+    """A duration on the command line: a finite number of seconds, 0 or more."""
+    value = _number(text)
+    if not math.isfinite(value) or not 0 <= value <= 10**7:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from 0 to 10000000, not {text[:40]}")
+    return float(value)
 
 
 def _lazy(module: str, func: str) -> Handler:
@@ -48,15 +81,16 @@ def build_parser() -> argparse.ArgumentParser:
     lx.set_defaults(handler=_lazy("board_pi.commands", "cmd_lexicon"))
     rn = sub.add_parser("run", help="run a table with its camera, clock and status page")
     rn.add_argument("--config", metavar="FILE", help="configuration file (default: the usual places)")
-    rn.add_argument("--port", type=int, help="status page port (overrides the configuration)")
-    rn.add_argument("--stop-after", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
+    rn.add_argument("--port", type=port_number(), help="status page port, 1-65535 (overrides the configuration)")
+    rn.add_argument("--stop-after", type=seconds, metavar="SECONDS", help=argparse.SUPPRESS)
     rn.set_defaults(handler=_lazy("board_pi.table.run", "cmd_run"))
 
     d = sub.add_parser("demo", help="a whole game at a simulated table: no hardware needed")
     d.add_argument("--game", metavar="FILE.gcg", help="the game to act out (default: the bundled game)")
     d.add_argument("--speed", default="20", metavar="N|max",
                    help="how many times faster than a real game (default 20); max: as fast as possible")
-    d.add_argument("--port", type=int, default=8080, help="status page port (default 8080)")
+    d.add_argument("--port", type=port_number(any_free=True), default=8080,
+                   help="status page port (default 8080; 0: any free port)")
     d.add_argument("--no-web", action="store_true", help="do not serve the status page")
     d.add_argument("--json", action="store_true", help="end with one JSON line: final, recorded, plays")
     d.add_argument("--data", metavar="DIR", help="keep the journal here (default: a temporary folder)")
@@ -89,13 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="GPIO buttons, the Pico on a serial port, or keys (z/m players, space pause, "
                          "c challenge, h hold, q quit)")
     ck.add_argument("--port", help="the Pico's serial port (--backend serial), e.g. /dev/serial/by-id/...")
+    # Checked against the configuration's limits by the command (board_pi.clockcmd).
     ck.add_argument("--minutes", type=float, default=25, help="minutes per player (default 25)")
     ck.add_argument("--penalty", type=int, default=10, help="points per started overtime minute (default 10)")
-    ck.add_argument("--max-overtime", type=float, default=10, help="overtime minutes before a flag (0: no limit)")
+    ck.add_argument("--max-overtime", type=float, default=10, help="whole overtime minutes before a flag (0: no limit)")
     ck.add_argument("--increment", type=float, default=0, help="seconds added after each turn (casual games)")
     ck.add_argument("--delay", type=float, default=0, help="free seconds at the start of each turn (casual games)")
     ck.add_argument("--state", metavar="FILE", help="keep the clock's state here; resume from it if it exists")
-    ck.add_argument("--seconds", type=float, help="stop after this many seconds (scripted runs)")
+    ck.add_argument("--seconds", type=seconds, help="stop after this many seconds (scripted runs)")
     ck.set_defaults(handler=_lazy("board_pi.clockcmd", "cmd_clock"))
 
     cal = sub.add_parser("calibrate", help="find the board in one camera frame and save where it is (calibration/)")
@@ -127,7 +162,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse has said what is wrong (or printed --help): its code
+        return e.code if isinstance(e.code, int) else 2
     try:
         return int(args.handler(args) or 0)
     except UsageError as e:

@@ -54,16 +54,57 @@ def _save(path: Path, clock: GameClock, extra: dict[str, Any]) -> None:
     os.replace(tmp, path)  # atomic: a crash mid-write never leaves half a state
 
 
+MAX_STATE_BYTES = 1024**2  # a clock's state is a few hundred bytes; more is the wrong file
+
+
 def _load(path: Path) -> dict[str, Any] | None:
+    if path.is_dir():
+        raise UsageError(f"--state {path}: is a folder; give a file name in it")
     if not path.exists():
+        if not path.parent.is_dir() or not os.access(path.parent, os.W_OK | os.X_OK):
+            raise UsageError(f"--state {path}: cannot be written (no writable folder {path.parent})")
         return None
     try:
-        data = json.loads(path.read_text())
-        if not isinstance(data, dict) or "clock" not in data:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_STATE_BYTES + 1)
+        if len(raw) > MAX_STATE_BYTES:
+            raise ValueError("far too large for a clock's state")
+        data = json.loads(raw.decode("utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("clock"), dict):
             raise ValueError("no clock in it")
+        if not isinstance(data.get("serial", {}), dict):
+            raise ValueError("its serial link's resume point is not one")
         return data
-    except (OSError, ValueError) as e:
-        raise UsageError(f"cannot resume from {path}: {e}") from None
+    except (OSError, ValueError, RecursionError) as e:  # RecursionError: JSON nested beyond reason
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)[:200] or type(e).__name__
+        raise UsageError(f"cannot resume from {path}: {why}") from None
+
+
+def time_control(args: argparse.Namespace) -> TimeControl:
+    """The time control from the command line, held to the configuration's limits (one set of
+    limits for clock.* in the file and these options); nan and inf are refused."""
+    from .config import CHECKS
+
+    values = {}
+    for option, key, value in (("--minutes", "minutes", args.minutes),
+                               ("--penalty", "overtime_penalty", args.penalty),
+                               ("--max-overtime", "max_overtime_minutes", args.max_overtime),
+                               ("--increment", "increment_seconds", args.increment),
+                               ("--delay", "delay_seconds", args.delay)):
+        if isinstance(value, float) and value.is_integer() and key in ("overtime_penalty", "max_overtime_minutes"):
+            value = int(value)
+        value, problem = CHECKS["clock"][key](value)
+        if problem:
+            raise UsageError(f"{option} out of range: {problem}")
+        values[key] = value
+    if values["increment_seconds"] and values["delay_seconds"]:
+        raise UsageError("choose --increment or --delay, not both")
+    try:
+        return TimeControl(minutes=values["minutes"], overtime_penalty=values["overtime_penalty"],
+                           max_overtime_minutes=values["max_overtime_minutes"],
+                           increment_seconds=values["increment_seconds"], delay_seconds=values["delay_seconds"])
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 class _Terminal:
@@ -90,19 +131,14 @@ class _Terminal:
 
 
 def cmd_clock(args: argparse.Namespace) -> int:
-    try:
-        control = TimeControl(minutes=args.minutes, overtime_penalty=args.penalty,
-                              max_overtime_minutes=args.max_overtime, increment_seconds=args.increment,
-                              delay_seconds=args.delay)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    control = time_control(args)
     state_path = Path(args.state) if args.state else None
     saved = _load(state_path) if state_path else None
     if saved is not None:
         try:
             clock = GameClock.from_dict(saved["clock"])
-        except ValueError as e:
-            raise UsageError(f"cannot resume from {state_path}: {e}") from None
+        except (ValueError, TypeError, KeyError) as e:  # well-formed JSON, but not a clock's state
+            raise UsageError(f"cannot resume from {state_path}: {str(e)[:200]}") from None
     else:
         clock = GameClock(control)
     term = _Terminal(sys.stdout)
@@ -160,7 +196,12 @@ def _open_backend(args: argparse.Namespace, saved: dict[str, Any] | None) -> Any
             raise UsageError("--backend serial needs --port (the Pico's serial port)")
         if not os.path.exists(args.port):
             raise UsageError(f"no serial port at {args.port} (is the Pico plugged in?)")
-        return SerialClock(args.port, resume=(saved or {}).get("serial"))
+        if os.path.isdir(args.port):  # it would be retried as a port for ever
+            raise UsageError(f"{args.port} is a folder, not a serial port (ls /dev/serial/by-id/)")
+        try:
+            return SerialClock(args.port, resume=(saved or {}).get("serial"))
+        except ValueError as e:  # the state file's resume point is damaged
+            raise UsageError(f"cannot resume from {args.state}: {e}") from None
     if args.backend == "gpio":
         from gpiozero.exc import BadPinFactory
 

@@ -20,8 +20,11 @@ The commented template (every setting, its default and what it does) ships in th
 from __future__ import annotations
 
 import difflib
+import errno
+import math
 import os
 import re
+import socket
 import tomllib
 from dataclasses import dataclass, field, fields
 from importlib import resources
@@ -33,6 +36,11 @@ DEFAULT_CONFIG_PATH = Path("/etc/board-pi/board-pi.toml")
 
 SYSTEM_DATA_DIR = Path("/var/lib/board-pi")
 """The data directory on a Pi (systemd's ``StateDirectory=board-pi``)."""
+
+MAX_CONFIG_BYTES = 1024**2
+"""A configuration is a few KB; anything past this is the wrong file (or /dev/zero), not read on."""
+MAX_PROFILE_BYTES = 256 * 1024**2
+"""An enrolled tile profile is well under a MB; past this it is not one."""
 
 CAMERA_KEYWORDS = ("picamera2", "synthetic", "none")  # none: plays are entered on the page
 CLOCK_BACKENDS = ("gpio", "serial", "none")
@@ -203,15 +211,21 @@ SECTIONS: dict[str, type] = {
 Check = Callable[[Any], "tuple[Any, str | None]"]
 
 
+def _show(v: Any, limit: int = 40) -> str:
+    """A value as a message shows it: long ones cut short (a 4,000-digit number is one line)."""
+    text = repr(v) if isinstance(v, str) else str(v)
+    return text if len(text) <= limit else text[:limit - 10] + f"... ({len(text)} characters)"
+
+
 def _type_name(v: Any) -> str:
     if isinstance(v, bool):
         return f"a boolean ({str(v).lower()})"
     if isinstance(v, int):
-        return f"an integer ({v})"
+        return f"an integer ({_show(v)})"
     if isinstance(v, float):
         return f"a number ({v})"
     if isinstance(v, str):
-        return f"a string ({v!r})"
+        return f"a string ({_show(v)})"
     if isinstance(v, list):
         return "a list"
     if isinstance(v, dict):
@@ -225,7 +239,7 @@ def _int(lo: int | None = None, hi: int | None = None, what: str = "an integer")
             return v, f"must be {what}, not {_type_name(v)}"
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             rng = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
-            return v, f"must be {rng}, not {v}"
+            return v, f"must be {rng}, not {_show(v)}"
         return v, None
 
     return check
@@ -235,9 +249,11 @@ def _number(lo: float, hi: float, *, lo_open: bool = False) -> Check:
     def check(v: Any) -> tuple[Any, str | None]:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return v, f"must be a number, not {_type_name(v)}"
+        if not math.isfinite(v):  # TOML has nan and inf, and 1e400 reads as inf
+            return v, f"must be a number, not {v}"
         if (v <= lo if lo_open else v < lo) or v > hi:
             low = f"greater than {lo:g}" if lo_open else f"at least {lo:g}"
-            return v, f"must be {low} and at most {hi:g}, not {v}"
+            return v, f"must be {low} and at most {hi:g}, not {_show(v)}"
         return v, None
 
     return check
@@ -250,7 +266,7 @@ def _choice(options: tuple[str, ...]) -> Check:
         if v not in options:
             near = difflib.get_close_matches(v.lower(), options, n=1)
             hint = f"; did you mean {near[0]!r}?" if near else ""
-            return v, f"must be one of {_quoted(options)}, not {v!r}{hint}"
+            return v, f"must be one of {_quoted(options)}, not {_show(v)}{hint}"
         return v, None
 
     return check
@@ -262,7 +278,27 @@ def _str(*, empty_ok: bool = True) -> Check:
             return v, f"must be a string, not {_type_name(v)}"
         if not empty_ok and not v.strip():
             return v, "must not be empty"
+        if "\0" in v:
+            return v, "must not hold a NUL character"
         return v, None
+
+    return check
+
+
+def _path(*, empty_ok: bool = True) -> Check:
+    """A file or folder name: a string that names a path on this machine (``~`` allowed)."""
+    as_str = _str(empty_ok=empty_ok)
+
+    def check(v: Any) -> tuple[Any, str | None]:
+        v, problem = as_str(v)
+        if problem is None and v.startswith("~"):
+            try:
+                Path(v).expanduser()
+            except RuntimeError:  # ~someone who has no account here
+                return v, f"{_show(v, 300)}: no such user's home folder"
+        if problem is None and len(v) > 4096:
+            return v, f"a path of {len(v)} characters is longer than any this system takes"
+        return v, problem
 
     return check
 
@@ -282,11 +318,13 @@ def _camera_source(v: Any) -> tuple[Any, str | None]:
         s = v.strip()
         if not s:
             return v, "must not be empty (use \"picamera2\" for the Pi's camera)"
-        if s.isdigit():  # "0" written as a string still means the first webcam
+        if s.isascii() and s.isdigit() and len(s) < 6:  # "0" written as a string still means the first webcam
             return int(s), None
         near = difflib.get_close_matches(s.lower(), CAMERA_KEYWORDS, n=1, cutoff=0.75)
         if near and s != near[0] and "/" not in s and "." not in s:
-            return v, f"unknown camera {s!r}; did you mean {near[0]!r}?"
+            return v, f"unknown camera {_show(s)}; did you mean {near[0]!r}?"
+        if s not in CAMERA_KEYWORDS and not s.isdigit():  # a device or a file: a path
+            return _path(empty_ok=False)(s)
         return s, None
     return v, f"must be \"picamera2\", \"synthetic\", a webcam index, a device or a file path, not {_type_name(v)}"
 
@@ -303,6 +341,13 @@ def _tile_set(v: Any) -> tuple[Any, str | None]:
     return _choice(tuple(TILE_SETS))(v.lower() if isinstance(v, str) else v)
 
 
+def _host(v: Any) -> tuple[Any, str | None]:
+    v, problem = _str(empty_ok=False)(v)
+    if problem is None and (len(v) > 253 or any(c.isspace() or not c.isprintable() for c in v)):
+        return v, f"{_show(v)} is not a host name or address (\"0.0.0.0\": every network of the Pi)"
+    return v, problem
+
+
 _pin = _int(BCM_PINS.start, BCM_PINS.stop - 1, "a BCM GPIO number")
 
 CHECKS: dict[str, dict[str, Check]] = {
@@ -310,8 +355,8 @@ CHECKS: dict[str, dict[str, Check]] = {
         "source": _camera_source,
         "width": _int(160, 9152),
         "height": _int(120, 6944),
-        "calibration": _str(),
-        "tiles": _str(),
+        "calibration": _path(),
+        "tiles": _path(),
     },
     "clock": {
         "backend": _choice(CLOCK_BACKENDS),
@@ -323,17 +368,17 @@ CHECKS: dict[str, dict[str, Check]] = {
         "downtime": _choice(DOWNTIME_RULES),
     },
     "gpio": {f.name: _pin for f in fields(GpioConfig)},
-    "serial": {"port": _str(empty_ok=False), "baud": _int(1, 4_000_000)},
+    "serial": {"port": _path(empty_ok=False), "baud": _int(1, 4_000_000)},
     "game": {
         "challenge_rule": _choice(CHALLENGE_RULES),
         "challenge_points_per_word": _bool,
-        "lexicon": _str(empty_ok=False),
+        "lexicon": _path(empty_ok=False),
         "tile_set": _tile_set,
         "mode": _choice(GAME_MODES),
         "players": _players,
     },
-    "web": {"host": _str(empty_ok=False), "port": _int(1, 65535, "a port number"), "director_pin_hash": _str()},
-    "data": {"dir": _str()},
+    "web": {"host": _host, "port": _int(1, 65535, "a port number"), "director_pin_hash": _str()},
+    "data": {"dir": _path()},
 }
 
 
@@ -360,6 +405,10 @@ def parse_config(text: str, *, base_dir: Path | None = None, source: Path | None
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError([f"{where}not valid TOML: {e}"]) from None
+    except RecursionError:  # tomllib recurses once per level of [[[...]]] or {a={b=...}}
+        raise ConfigError([f"{where}not a configuration: values nested too deeply"]) from None
+    except ValueError:  # tomllib's int() refuses integers past Python's 4,300 digits
+        raise ConfigError([f"{where}not a configuration: a number with thousands of digits"]) from None
     return _build(raw, base_dir=base_dir, source=source)
 
 
@@ -370,13 +419,18 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     if p is None:
         return Config()
     try:
-        data = p.read_bytes()
+        with open(p, "rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)  # bounded: /dev/zero or a log given by mistake
     except FileNotFoundError:
         raise ConfigError([f"{p}: no such file (write one with `board-pi config init {p}`)"]) from None
     except IsADirectoryError:
         raise ConfigError([f"{p}: is a directory, not a configuration file"]) from None
     except PermissionError:
         raise ConfigError([f"{p}: not readable by this user (check its owner and mode)"]) from None
+    except (OSError, ValueError) as e:  # a name too long, a NUL in it, a device that fails
+        raise ConfigError([f"{p}: cannot be read ({getattr(e, 'strerror', None) or e})"]) from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError([f"{p}: larger than {MAX_CONFIG_BYTES // 1024} KB; not a configuration file"])
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -509,6 +563,190 @@ def resolve_data_dir(configured: str = "") -> Path:
     return Path.cwd() / "data"
 
 
+# --------------------------------------------------------------------------- ready to run?
+# A valid file is not yet a table that starts: the folders, the address and the files it names
+# must be usable on this machine. `board-pi run` and `board-pi config check` both ask here, so
+# the check passes exactly the files run starts with. The camera and clock hardware are the
+# doctor's: they need the devices plugged in and free (the service stopped).
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """What stands between a valid configuration and a running table: ``errors`` stop it,
+    ``warnings`` let it run (less well); each names the setting and says what to do."""
+
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def check_ready(cfg: Config, *, port: int | None = None) -> Readiness:
+    """Every check :func:`board_pi.table.run.cmd_run` depends on, without side effects: the data
+    directory, the word list, the enrolled tiles, the calibration, a camera file, and the status
+    page's address (``port`` overrides ``web.port``, as ``run --port`` does)."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    problem = data_dir_problem(cfg.data_dir())
+    if problem:
+        errors.append(f"data.dir: {problem}")
+    elif cfg.data_dir().is_dir():
+        # A damaged or unusable PIN hash stops run (the director would be locked out): said here.
+        from .web.director import DirectorStoreError, stored_pin_hash
+
+        try:
+            stored_pin_hash(cfg.data_dir(), cfg.web.director_pin_hash or None)
+        except DirectorStoreError as e:
+            errors.append(f"data.dir: {e}")
+    problem = listen_problem(cfg.web.host, cfg.web.port if port is None else port,
+                             key="web.port" if port is None else "--port")
+    if problem:
+        errors.append(problem)
+    lexicon = cfg.game.lexicon
+    problem = _not_a_file(lexicon) if "/" in lexicon or lexicon.endswith(".txt") else None
+    problem = problem or _lexicon_problem(lexicon)
+    if problem:
+        errors.append(f"game.lexicon: {problem}")
+    if cfg.camera.source not in ("none", ""):
+        if cfg.camera.source_kind == "path" and not os.path.exists(str(cfg.camera.source)):
+            errors.append(f"camera.source: no such file or folder: {_show(cfg.camera.source, 300)}")
+        # A device or a folder named as a profile would be read without end (/dev/zero): refused.
+        tiles, calibration = cfg.tiles_path(), cfg.calibration_path()
+        for key, path in (("camera.tiles", tiles), ("camera.calibration", calibration)):
+            problem = _not_a_file(str(path)) if path is not None else None
+            if problem:
+                errors.append(f"{key}: {problem}")
+            elif path is not None and key == "camera.tiles":
+                problem = tiles_problem(path)
+                if problem:  # run then reads with the tile model alone, as it says
+                    warnings.append(f"camera.tiles: {problem}; the tile model will read alone "
+                                    "(enrol again: board-pi enrol, or remove the file)")
+            elif path is not None:
+                problem = _calibration_problem(path)
+                if problem:  # run then finds the board in every frame
+                    warnings.append(f"camera.calibration: {problem}; the board will be found in every "
+                                    "frame (calibrate again: board-pi calibrate)")
+    return Readiness(tuple(errors), tuple(warnings))
+
+
+def _not_a_file(path: str) -> str | None:
+    """None for a regular file or a missing one (reported by whoever reads it); else why not."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        return f"{_show(path, 300)}: {getattr(e, 'strerror', None) or e}"
+    return None if stat.S_ISREG(mode) else f"{_show(path, 300)} is not a file"
+
+
+def data_dir_problem(d: Path) -> str | None:
+    """Why ``d`` cannot hold the journal and finished games (None: it can, or can be made)."""
+    try:
+        target = d
+        while not target.exists() and target != target.parent:
+            target = target.parent  # what mkdir -p would start from
+        if not target.is_dir():
+            return f"{d} cannot be a folder: {target} is a file" if target == d else \
+                f"{d} cannot be made: {target} is a file, not a folder"
+        if not os.access(target, os.W_OK | os.X_OK):
+            made = "" if target == d else f" (it would be made in {target})"
+            return f"{d} is not writable by this user{made}; set data.dir to a writable folder or fix its owner"
+    except (OSError, ValueError) as e:  # a name too long, a loop of links, a NUL
+        return f"{_show(str(d), 300)}: {getattr(e, 'strerror', None) or e}"
+    return None
+
+
+def listen_problem(host: str, port: int, *, key: str = "web.port") -> str | None:
+    """Why the status page cannot listen on ``host``:``port`` (None: it can). Resolves and binds
+    as waitress does (every address the name has, SO_REUSEADDR), then lets go."""
+    try:
+        infos = socket.getaddrinfo(None if host == "*" else host, port, socket.AF_UNSPEC,
+                                   socket.SOCK_STREAM, socket.IPPROTO_TCP, socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError, ValueError, OSError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        return (f"web.host: unknown host {_show(host)} ({why}); use \"0.0.0.0\" for every network "
+                "of the Pi or \"127.0.0.1\" for the Pi alone")
+    held: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys((i[0], i[1], i[2], "", i[4]) for i in infos):
+            s = socket.socket(family, kind, proto)
+            held.append(s)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            s.bind(address)
+    except OSError as e:
+        where = f"{host}:{port}"
+        if e.errno == errno.EADDRINUSE:
+            return (f"{key}: {where} is in use by another program; if that is the board-pi service "
+                    "itself, stop it first (sudo systemctl stop board-pi); sudo ss -ltnp shows who holds it")
+        if e.errno == errno.EACCES:
+            return f"{key}: {port} is below 1024 and needs root, which the service does not have; use 8080"
+        if e.errno == errno.EADDRNOTAVAIL:
+            return f"web.host: {_show(host)} is not an address of this machine; use \"0.0.0.0\" or \"127.0.0.1\""
+        return f"{key}: cannot listen on {where}: {e.strerror or e}"
+    finally:
+        for s in held:
+            s.close()
+    return None
+
+
+def tiles_problem(path: Path) -> str | None:
+    """Why ``path`` is not an enrolled tile profile (None: it is one). Read with numpy alone, no
+    pickles; a stand-in until the vision stage has a loader that says the same."""
+    import zipfile
+
+    import numpy as np
+
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_PROFILE_BYTES:
+            return f"{path} is {size // 1024**2} MB, too large for a tile profile"
+        with np.load(path, allow_pickle=False) as z:
+            if not hasattr(z, "files") or not {"embeddings", "labels"} <= set(z.files):
+                return f"{path} is not a tile profile (no embeddings and labels in it)"
+            emb, labels = z["embeddings"], z["labels"]
+    except FileNotFoundError:
+        return f"no such file: {path}"
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as e:
+        # numpy raises any of these for an empty, cut-short or foreign file
+        return f"{path} is not a tile profile ({type(e).__name__}: {_show(str(e))})"
+    if emb.ndim != 2 or labels.ndim != 1 or len(emb) != len(labels) or len(labels) == 0 \
+            or emb.dtype.kind != "f" or labels.dtype.kind not in "iu":
+        return f"{path} is not a tile profile (embeddings {emb.shape}, labels {labels.shape})"
+    if not np.isfinite(emb).all():
+        return f"{path} is damaged (embeddings that are not numbers)"
+    return None
+
+
+def _lexicon_problem(spec: str) -> str | None:
+    from .rules.lexicon import LexiconError
+    from .wordlists import load_lexicon
+
+    try:
+        load_lexicon(spec)
+    except LexiconError as e:
+        return str(e)
+    except OSError as e:  # the compiled copy cannot be written (a read-only home)
+        return f"cannot load {spec!r}: {e.strerror or e}"
+    return None
+
+
+def _calibration_problem(path: Path) -> str | None:
+    try:
+        from .vision.calibration import CalibrationError, load
+    except ImportError:
+        return None  # no camera stage here: run will say so itself
+    try:
+        load(path)
+    except CalibrationError as e:
+        return str(e)
+    except (ValueError, RecursionError) as e:  # JSON nested or shaped beyond reason
+        return f"{path} is not a calibration ({_show(str(e))})"
+    return None
+
+
 # --------------------------------------------------------------------------- the template
 
 
@@ -550,9 +788,18 @@ def cmd_config(args: Any) -> int:
                 print(f"error: {p}", file=sys.stderr)
             print(f"{args.file}: {len(e.problems)} problem(s); the table will not start with this file", file=sys.stderr)
             return 1
-        for w in cfg.warnings:
+        ready = check_ready(cfg)  # what `board-pi run` checks before it starts
+        for p in ready.errors:
+            print(f"error: {p}", file=sys.stderr)
+        warnings = cfg.warnings + ready.warnings
+        for w in warnings:
             print(f"warning: {w}", file=sys.stderr)
-        print(f"{args.file}: OK" + (f" ({len(cfg.warnings)} warning(s))" if cfg.warnings else ""))
+        if ready.errors:
+            print(f"{args.file}: {len(ready.errors)} problem(s); the table will not start with this file "
+                  "on this machine", file=sys.stderr)
+            return 1
+        print(f"{args.file}: OK" + (f" ({len(warnings)} warning(s))" if warnings else "")
+              + "; the camera and clock hardware: board-pi doctor")
         return 0
     if action == "init":
         path = Path(args.path) if args.path else DEFAULT_CONFIG_PATH

@@ -17,7 +17,6 @@ import importlib
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -27,7 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from board_pi.config import SYSTEM_DATA_DIR, Config, ConfigError, find_config, load_config
+from board_pi.config import (SYSTEM_DATA_DIR, Config, ConfigError, find_config, listen_problem, load_config,
+                             tiles_problem)
 
 OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
 
@@ -363,6 +363,9 @@ def check_tiles(cfg: Config) -> Result:
     if read is None:
         return Result("tiles", SKIP, f"{path}: not checked, the camera stage is not installed ({why})",
                       required=False)
+    problem = tiles_problem(path)  # the check run makes (numpy's errors for a damaged file vary)
+    if problem:
+        return Result("tiles", WARN, f"{problem}: the tile model will read alone", fix, required=False)
     try:
         profile = read.Profile.load(path)
     except read.ReadError as e:
@@ -458,15 +461,14 @@ def check_system_clock(now: float | None = None) -> Result:
 def check_web_port(cfg: Config) -> Result:
     """The status page's port is free (or held by the running service)."""
     host, port = cfg.web.host, cfg.web.port
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    try:
-        with socket.socket(family, socket.SOCK_STREAM) as s:
-            s.bind((host, port))
-    except OSError as e:
-        return Result("web", WARN, f"cannot listen on {host}:{port}: {e.strerror or e}",
+    problem = listen_problem(host, port)  # resolved and bound as run's server does
+    if problem is None:
+        return Result("web", OK, f"{host}:{port} is free for the status page")
+    if " is in use " in problem:  # the running service holds it: expected while it plays
+        return Result("web", WARN, f"cannot listen on {host}:{port}: it is in use",
                       "if the board-pi service is running this is expected; otherwise choose another web.port "
                       "or stop the program using it (sudo ss -ltnp)", required=False)
-    return Result("web", OK, f"{host}:{port} is free for the status page")
+    return Result("web", FAIL, problem, f"edit web.host/web.port in {cfg.source or 'the configuration'}")
 
 
 def check_service_user() -> Result:

@@ -402,3 +402,251 @@ def test_a_pin_set_by_the_command_opens_the_status_page_and_back() -> None:
     assert verify_pin("1357", page_hash)
     cfg = parse_config(f'[web]\nport = 9001\ndirector_pin_hash = "{page_hash}"\n')
     assert cfg.web.director_pin_hash == page_hash
+
+
+# ------------------------------------------------------------------ values TOML allows that no table can use
+
+
+@pytest.mark.parametrize("value", ["nan", "+nan", "-nan", "inf", "-inf", "1e400", "-0.0", "0.0"])
+def test_minutes_that_are_not_a_time_are_refused(value: str) -> None:
+    (msg,) = problems(f"[clock]\nminutes = {value}\n")
+    assert msg.startswith("clock.minutes: must be")
+
+
+@pytest.mark.parametrize("key", ["increment_seconds", "delay_seconds"])
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_seconds_that_are_not_a_time_are_refused(key: str, value: str) -> None:
+    msgs = problems(f'[game]\nmode = "casual"\n[clock]\n{key} = {value}\n')
+    assert msgs[0] == f"clock.{key}: must be a number, not {value}"
+
+
+def test_values_nested_past_reason_are_refused() -> None:
+    for text in ("x = " + "[" * 10000 + "]" * 10000, "x = " + "{a = " * 3000 + "1" + "}" * 3000):
+        (msg,) = problems(text)
+        assert msg == "not a configuration: values nested too deeply"
+
+
+def test_numbers_of_thousands_of_digits_are_refused_in_a_line() -> None:
+    (msg,) = problems("[web]\nport = " + "9" * 5000 + "\n")
+    assert msg == "not a configuration: a number with thousands of digits"
+    (msg,) = problems("[web]\nport = " + "9" * 4000 + "\n")  # readable, and shown cut short
+    assert msg.startswith("web.port: must be from 1 to 65535, not 999") and len(msg) < 100
+
+
+def test_strings_that_name_no_path_are_refused(tmp_path: Path) -> None:
+    f = tmp_path / "board-pi.toml"
+    f.write_text('[data]\ndir = "~nosuchuser-of-board-pi/games"\n[camera]\ntiles = "a\\u0000b"\n')
+    with pytest.raises(ConfigError) as e:
+        load_config(f)
+    assert e.value.problems == ("data.dir: '~nosuchuser-of-board-pi/games': no such user's home folder",
+                                "camera.tiles: must not hold a NUL character")
+
+
+def test_a_camera_named_by_other_digits_is_a_path_not_a_crash() -> None:
+    assert parse_config('[camera]\nsource = "\u00b2"\n').camera.source_kind == "path"
+    assert parse_config('[camera]\nsource = "\u0663"\n').camera.source_kind == "path"
+
+
+def test_a_file_past_the_size_limit_is_not_read_on(tmp_path: Path) -> None:
+    f = tmp_path / "huge.toml"
+    f.write_text("# comment\n" * (config.MAX_CONFIG_BYTES // 10 + 1))  # valid TOML, far too big
+    with pytest.raises(ConfigError, match="larger than 1024 KB"):
+        load_config(f)
+
+
+def test_a_device_is_read_no_further_than_the_limit() -> None:
+    r = board_pi("config", "check", "/dev/zero")
+    assert r.returncode == 1 and "larger than 1024 KB" in r.stderr and "Traceback" not in r.stderr
+
+
+# ------------------------------------------------------------------ what run needs beyond a valid file
+
+
+def ready(text: str) -> config.Readiness:
+    return config.check_ready(parse_config(text))
+
+
+def base(tmp_path: Path, extra: str = "") -> str:
+    """A table that starts here: no camera, no clock, a free port, a data directory."""
+    return (f'[camera]\nsource = "none"\n[clock]\nbackend = "none"\n[web]\nhost = "127.0.0.1"\n'
+            f'port = {free_port()}\n[data]\ndir = "{tmp_path / "data"}"\n' + extra)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_table_that_starts_is_ready(tmp_path: Path) -> None:
+    assert ready(base(tmp_path)) == config.Readiness()
+    assert not (tmp_path / "data").exists()  # the check makes nothing
+
+
+def test_a_data_directory_that_is_a_file_or_cannot_be_made(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    r = ready(base(tmp_path).replace(str(tmp_path / "data"), str(tmp_path / "file")))
+    assert r.errors == (f"data.dir: {tmp_path / 'file'} cannot be a folder: {tmp_path / 'file'} is a file",)
+    r = ready(base(tmp_path).replace(str(tmp_path / "data"), str(tmp_path / "file" / "d")))
+    assert r.errors == (f"data.dir: {tmp_path / 'file' / 'd'} cannot be made: {tmp_path / 'file'} is a file, "
+                        "not a folder",)
+
+
+def test_a_damaged_director_pin_stops_run_and_is_said_by_check(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "director-pin").write_text("scrypt$not-a-hash\n")
+    (msg,) = ready(base(tmp_path)).errors
+    assert msg.startswith(f"data.dir: {tmp_path / 'data' / 'director-pin'}: the director's PIN hash cannot be used")
+    assert "board-pi config set-pin" in msg
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_a_data_directory_that_is_not_writable(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        r = ready(base(tmp_path).replace(str(tmp_path / "data"), str(locked / "data")))
+        (msg,) = r.errors
+        assert msg.startswith(f"data.dir: {locked / 'data'} is not writable") and f"made in {locked}" in msg
+    finally:
+        locked.chmod(0o700)
+
+
+def test_an_unknown_host_or_one_not_of_this_machine(tmp_path: Path) -> None:
+    r = ready(base(tmp_path).replace('"127.0.0.1"', '"no-such-host.invalid"'))
+    (msg,) = r.errors
+    assert msg.startswith("web.host: unknown host 'no-such-host.invalid'") and '"0.0.0.0"' in msg
+    r = ready(base(tmp_path).replace('"127.0.0.1"', '"192.0.2.1"'))  # TEST-NET-1: nobody's address
+    assert r.errors == ('web.host: \'192.0.2.1\' is not an address of this machine; use "0.0.0.0" or "127.0.0.1"',)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "0.0.0.0"])
+def test_a_port_in_use_is_an_error_that_names_the_service(tmp_path: Path, host: str) -> None:
+    import socket
+
+    with socket.socket() as other:  # another program (or the service) listening
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        text = base(tmp_path).replace('"127.0.0.1"', f'"{host}"')
+        text = re.sub(r"port = \d+", f"port = {port}", text)
+        (msg,) = ready(text).errors
+        assert msg.startswith(f"web.port: {host}:{port} is in use") and "sudo systemctl stop board-pi" in msg
+        # run --port elsewhere is what run would use, and what is checked
+        assert config.check_ready(parse_config(text), port=free_port()).errors == ()
+
+
+def test_a_word_list_that_does_not_load(tmp_path: Path) -> None:
+    (msg,) = ready(base(tmp_path, f'[game]\nlexicon = "{tmp_path / "nope.txt"}"\n')).errors
+    assert msg.startswith("game.lexicon:") and "nope.txt" in msg
+    (msg,) = ready(base(tmp_path, '[game]\nlexicon = "/dev/zero"\n')).errors  # never read: not a file
+    assert msg == "game.lexicon: '/dev/zero' is not a file"
+
+
+def test_a_camera_file_that_is_not_there(tmp_path: Path) -> None:
+    text = base(tmp_path).replace('source = "none"', f'source = "{tmp_path / "photos"}"')
+    (msg,) = ready(text).errors
+    assert msg == f"camera.source: no such file or folder: {str(tmp_path / 'photos')!r}"
+
+
+def test_an_empty_or_damaged_tile_profile_is_named(tmp_path: Path) -> None:
+    import numpy as np
+
+    data = tmp_path / "data"
+    data.mkdir()
+    text = base(tmp_path).replace('source = "none"', 'source = "synthetic"')
+    assert ready(text).warnings == ()
+    for content in (b"", b"garbage", b"PK\x03\x04 cut short"):
+        (data / "tiles.npz").write_bytes(content)
+        r = ready(text)
+        assert r.errors == ()
+        (msg,) = r.warnings
+        assert msg.startswith(f"camera.tiles: {data / 'tiles.npz'} is not a tile profile") and "board-pi enrol" in msg
+    np.savez(data / "tiles.npz", embeddings=np.zeros((3, 4), np.float32), labels=np.zeros(2, np.int64))
+    assert "is not a tile profile (embeddings (3, 4), labels (2,))" in ready(text).warnings[0]
+    np.savez(data / "tiles.npz", embeddings=np.ones((3, 4), np.float32), labels=np.arange(3))
+    assert ready(text) == config.Readiness()
+    (tmp_path / "zero.toml").write_text(text.replace('source = "synthetic"', 'source = "synthetic"\ntiles = "/dev/zero"'))
+    assert ready((tmp_path / "zero.toml").read_text()).errors == ("camera.tiles: '/dev/zero' is not a file",)
+
+
+def test_a_damaged_calibration_is_a_warning(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "calibration.json").write_text("{")
+    (msg,) = ready(base(tmp_path).replace('source = "none"', 'source = "synthetic"')).warnings
+    assert msg.startswith("camera.calibration:") and "board-pi calibrate" in msg
+
+
+def test_cli_check_runs_what_run_checks(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    f = tmp_path / "board-pi.toml"
+    f.write_text(base(tmp_path).replace(str(tmp_path / "data"), str(tmp_path / "file"))
+                 .replace('"127.0.0.1"', '"no-such-host.invalid"'))
+    r = board_pi("config", "check", str(f))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "error: data.dir:" in r.stderr and "error: web.host: unknown host" in r.stderr
+    assert "2 problem(s); the table will not start" in r.stderr
+    f.write_text(base(tmp_path))
+    r = board_pi("config", "check", str(f))
+    assert r.returncode == 0 and "OK" in r.stdout and "board-pi doctor" in r.stdout
+
+
+# ------------------------------------------------------------------ the template, mutated: refused or ready, never a crash
+
+_NASTY = ["nan", "-nan", "inf", "-inf", "1e400", "-0.0", "0", "-1", "99999999999999999999999", "9" * 5000,
+          "[" * 3000 + "]" * 3000, "{a = 1}", '"\\u0000"', '"~nosuchuser-xyz/x"', '"\u00b2"', '"\u0663"', '""',
+          '" "', '"' + "x" * 5000 + '"', "true", "[]", '["a"]', '"none"', '"synthetic"', '"/dev/zero"',
+          "1979-05-27T07:32:00Z", "'literal'", '"""two\nlines"""', '"../.."', '"*"', '"::1"', '"localhost"']
+_TEMPLATE_LINES = template_text().splitlines()
+
+
+@st.composite
+def _mutated_template(draw: st.DrawFn) -> str:
+    lines = list(_TEMPLATE_LINES)
+    for _ in range(draw(st.integers(1, 6))):
+        i = draw(st.integers(0, len(lines) - 1))
+        how = draw(st.sampled_from(["value", "value", "value", "delete", "duplicate", "insert", "cut"]))
+        if how == "value" and "=" in lines[i] and not lines[i].startswith("#"):
+            value = draw(st.one_of(st.sampled_from(_NASTY), st.integers().map(str),
+                                   st.floats().map(lambda f: repr(f).replace("e+", "e"))))
+            lines[i] = lines[i].split("=")[0] + "= " + value
+        elif how == "delete":
+            del lines[i]
+        elif how == "duplicate":
+            lines.insert(i, lines[i])
+        elif how == "insert":
+            lines.insert(i, draw(st.text(max_size=30)))
+        elif how == "cut":
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
+        if not lines:
+            lines = [""]
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=120, deadline=None, derandomize=True)
+@given(text=st.one_of(_mutated_template(), st.text(max_size=300)))
+def test_any_configuration_is_refused_or_ready_never_a_crash(text: str) -> None:
+    import io
+    import tempfile
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from board_pi.cli import main
+
+    try:
+        cfg = parse_config(text)
+    except ConfigError as e:
+        assert e.problems and all(isinstance(p, str) and p for p in e.problems)
+    else:
+        r = config.check_ready(cfg)
+        assert all(isinstance(p, str) and p for p in r.errors + r.warnings)
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "board-pi.toml"
+        f.write_text(text, encoding="utf-8")
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            rc = main(["config", "check", str(f)])  # an exception fails the test: no traceback allowed
+    assert rc in (0, 1)
+    assert (rc == 1) == ("problem(s)" in err.getvalue())

@@ -295,3 +295,16 @@ def test_run_checks_in_process(tmp_path: Path) -> None:
     results = by_name(run_checks(str(f)))
     assert results["camera"].failed and not results["clock"].failed
     assert [r.name for r in run_checks(str(f))][:2] == ["config", "camera"]
+
+
+def test_an_empty_tile_profile_is_advice_not_a_crash(tmp_path: Path) -> None:
+    (tmp_path / "tiles.npz").write_bytes(b"")
+    r = doctor.check_tiles(parse_config(f'[camera]\nsource = "synthetic"\n[data]\ndir = "{tmp_path}"\n'))
+    assert r.status == WARN and "is not a tile profile" in r.detail and "board-pi enrol" in r.fix
+
+
+def test_web_address_that_cannot_be_had_fails() -> None:
+    r = doctor.check_web_port(parse_config('[web]\nhost = "no-such-host.invalid"\n'))
+    assert r.status == FAIL and r.required and "unknown host" in r.detail
+    r = doctor.check_web_port(parse_config('[web]\nhost = "192.0.2.1"\n'))  # nobody's address
+    assert r.status == FAIL and "not an address of this machine" in r.detail

@@ -169,7 +169,27 @@ def challenge_rule(rec: GcgRecord) -> ChallengeRule:
     return ChallengeRule.SINGLE
 
 
+SPEEDS = (0.1, 10_000.0)  # slow motion to far faster than a game; "max" is as fast as possible
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        speed = None if str(args.speed).strip() == "max" else float(args.speed)
+    except ValueError:
+        speed = float("nan")
+    if speed is not None and not SPEEDS[0] <= speed <= SPEEDS[1]:  # nan and inf fail this too
+        raise UsageError(f"--speed must be a number from {SPEEDS[0]:g} to {SPEEDS[1]:g} times a real game, "
+                         f"or 'max', not {str(args.speed)[:40]!r}")
+    if args.data:
+        from ..config import data_dir_problem
+
+        problem = data_dir_problem(Path(args.data))
+        if problem:
+            raise UsageError(f"--data: {problem}")
+        try:
+            Path(args.data).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"--data: cannot make {args.data}: {e.strerror or e}") from None
     rec = load_record(args.game)
     check = replay(rec)
     if check.error is not None:
@@ -177,12 +197,6 @@ def run(args: argparse.Namespace) -> int:
     if check.tiles is not ENGLISH:
         raise UsageError("the demo's renderer draws English tiles only; this record uses "
                          f"the {check.tiles.name} set")
-    try:
-        speed = None if str(args.speed) == "max" else float(args.speed)
-    except ValueError:
-        speed = -1.0
-    if speed is not None and not 0 < speed < float("inf"):
-        raise UsageError(f"--speed must be a positive number or 'max', not {args.speed!r}")
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else \
         (lambda *a: print(*a, flush=True))
     result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data)

@@ -164,7 +164,12 @@ def _tile_reader(cfg: Any) -> Any:
     path = cfg.tiles_path()
     profile = None
     if path is not None:
+        from ..config import tiles_problem
+
         try:
+            problem = tiles_problem(path)  # numpy's own errors for a damaged file vary
+            if problem:
+                raise ReadError(problem)
             profile = Profile.load(path)
         except ReadError as e:
             print(f"board-pi run: tile profile not used ({e}); reading with the tile model alone", flush=True)
@@ -220,26 +225,41 @@ def _clock_backend(cfg: Any, data: Path) -> Any:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..config import ConfigError, load_config
+    from ..config import ConfigError, check_ready, load_config
     from ..watchdog import Heartbeat, SystemdNotifier, WatchdogKeeper
 
     try:
         cfg = load_config(args.config)
     except ConfigError as e:
         raise UsageError(str(e)) from None
+    port = args.port if args.port is not None else cfg.web.port
+    ready = check_ready(cfg, port=args.port)  # the same checks as `board-pi config check`
+    if ready.errors:
+        raise UsageError("\n".join(ready.errors))
+    for w in ready.warnings:
+        print(f"board-pi run: warning: {w}", flush=True)
     data = cfg.data_dir()
-    data.mkdir(parents=True, exist_ok=True)
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"data.dir: cannot make {data}: {e.strerror or e}") from None
     director = _director(cfg, data)
     notifier = SystemdNotifier()
     table, closers = build(cfg, data)
     server = None
     try:
         from ..web import serve
-        server = serve(table, host=cfg.web.host, port=args.port if args.port is not None else cfg.web.port,
+        server = serve(table, host=cfg.web.host, port=port,
                        store=director, secret_key=_secret_key(data), lexicons=(cfg.game.lexicon,))
         print(f"board-pi: status page on http://{cfg.web.host}:{server.port}/", flush=True)
     except ImportError as e:
         print(f"board-pi: the status page is not installed ({e})", flush=True)
+    except (OSError, ValueError) as e:  # taken since the check a moment ago
+        for c in closers:
+            c.close()
+        table.journal.close()
+        raise UsageError(f"the status page cannot listen on {cfg.web.host}:{port}: "
+                         f"{getattr(e, 'strerror', None) or e}") from None
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
