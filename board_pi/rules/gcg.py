@@ -13,6 +13,7 @@ Macondo and the online servers). Pragmata start with ``#``, events with ``>``:
 from __future__ import annotations
 
 import codecs
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -151,8 +152,10 @@ def decode_gcg(data: bytes) -> tuple[str, list[str]]:
 def read_gcg(path: str) -> GcgRecord:
     """Read a GCG file (raises OSError, GcgError); at most MAX_GCG_BYTES are read."""
     with open(path, "rb") as f:
-        data = f.read(MAX_GCG_BYTES + 1)  # bounded: /dev/zero or a stray disk image ends here
-    if len(data) > MAX_GCG_BYTES:
+        # Refused before reading when the size is known, read bounded when not (/dev/zero, a pipe).
+        too_big = os.fstat(f.fileno()).st_size > MAX_GCG_BYTES
+        data = b"" if too_big else f.read(MAX_GCG_BYTES + 1)
+    if too_big or len(data) > MAX_GCG_BYTES:
         raise GcgError(0, f"larger than {MAX_GCG_BYTES // 1_000_000} MB: not a GCG record "
                           "(a whole game is a few kB)")
     text, warnings = decode_gcg(data)
