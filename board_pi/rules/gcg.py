@@ -220,6 +220,9 @@ def _pragma(rec: GcgRecord, line: str, n: int) -> str | None:
         rec.players.append(GcgPlayer(parts[0], parts[1] if len(parts) > 1 else parts[0]))
         return None
     if key == "note":
+        # Only the one space after #note goes: a note's own indentation is its text (found by
+        # the fuzz test: a continuation line starting with a space did not read back the same).
+        rest = line[len(word) + 1:]
         if rec.moves:
             last = rec.moves[-1]
             note = rest if not last.note else last.note + "\n" + rest
@@ -254,6 +257,11 @@ def _continue(rec: GcgRecord, key: str, line: str) -> None:
             rec.notes[-1] += "\n" + line
     else:
         setattr(rec, key, getattr(rec, key) + "\n" + line)
+
+
+def _is_count(word: str) -> bool:
+    """An exchange written as how many tiles (``-3``): one or two ASCII digits."""
+    return re.fullmatch(r"[0-9]{1,2}", word) is not None
 
 
 def _points(token: str, digits: int, what: str, n: int) -> int:
@@ -309,7 +317,7 @@ def _event(line: str, n: int) -> GcgMove:
     if x.startswith("-"):
         expect(score == 0, "an exchange scores +0")
         # The tiles thrown in, or how many (checked against the tile set by replay).
-        expect(bool(re.fullmatch(r"[0-9]{1,2}|(?:[^\W\d_]|\?)+", x[1:])),
+        expect(_is_count(x[1:]) or all(c.isalpha() or c == BLANK for c in x[1:]),
                f"an exchange gives the tiles thrown in or how many: {x[:20]!r}")
         return GcgMove("exchange", nick, rack, word=x[1:], score=0, total=total, line=n)
     if x == "(challenge)":
@@ -636,7 +644,7 @@ class _Racks:
             if missing:
                 raise GcgError(m.line, f"tiles played are not on the rack {m.rack}: "
                                        f"{''.join(sorted(missing.elements()))}")
-        elif m.kind == "exchange" and not m.word.isdigit():
+        elif m.kind == "exchange" and not _is_count(m.word):
             thrown = self.spelt(m.word, m.line, "the exchange of")
             missing = thrown - held
             if m.rack and missing:
@@ -691,7 +699,7 @@ def _event_for(game: Game, p: int, m: GcgMove, tiles: TileSet) -> tuple[Event, i
         return Passed(p), None, ""
     if m.kind == "exchange":
         w = m.word
-        if w.isdigit():  # one or two digits (the reader allows no more)
+        if _is_count(w):
             return Exchanged(p, int(w)), None, ""
         return Exchanged(p, len(w), w), None, ""
     if m.kind == "phony":
