@@ -38,6 +38,10 @@ ODD_TOKENS = ["-", "--", "-3", "-99", "(challenge)", "(time)", "()", "(?)", "?",
               "#character-encoding UTF-8", "#note"]
 
 
+# Digits past Python's int() limit, past any score, and digits that are not ASCII.
+DIGITS = ["9" * 4400, "1" * 5000, "99999", "123456", "0", "²", "٣", "3", "12"]
+
+
 def mutated(records: list[str]) -> st.SearchStrategy[str]:
     lines = sorted({line for r in records for line in r.splitlines()})
     tokens = sorted({t for line in lines for t in line.split()}) + ODD_TOKENS
@@ -46,7 +50,8 @@ def mutated(records: list[str]) -> st.SearchStrategy[str]:
     def build(draw: st.DrawFn) -> str:
         out = draw(st.sampled_from(records)).splitlines()
         for _ in range(draw(st.integers(1, 4))):
-            op = draw(st.sampled_from(["drop", "repeat", "swap", "foreign", "token", "char", "text"]))
+            op = draw(st.sampled_from(["drop", "repeat", "swap", "foreign", "token", "char", "text", "number",
+                                       "number", "middle"]))
             i = draw(st.integers(0, max(0, len(out) - 1)))
             if not out:
                 out = [draw(st.sampled_from(lines))]
@@ -62,7 +67,17 @@ def mutated(records: list[str]) -> st.SearchStrategy[str]:
             elif op == "token":
                 parts = out[i].split(" ")
                 k = draw(st.integers(0, len(parts) - 1))
-                parts[k] = draw(st.sampled_from(tokens) | st.text(max_size=8))
+                parts[k] = draw(st.sampled_from(tokens) | st.sampled_from(ODD_TOKENS) | st.text(max_size=8))
+                out[i] = " ".join(parts)
+            elif op in ("number", "middle") and out[i].startswith(">") and len(out[i].split()) > 3:
+                # An event's score or total, or what stands between the rack and the score.
+                parts = out[i].split()
+                if op == "number":  # signed as the place wants it, so the digits are what is read
+                    k = draw(st.sampled_from([-1, -2]))
+                    sign = draw(st.sampled_from(["+", "-"] if k == -2 else ["", "-"]))
+                    parts[k] = sign + draw(st.sampled_from(DIGITS) | st.integers(0, 10**6).map(str))
+                else:
+                    parts[-3] = draw(st.sampled_from(["-" + d for d in DIGITS] + ODD_TOKENS))
                 out[i] = " ".join(parts)
             elif op == "char":
                 k = draw(st.integers(0, len(out[i])))
