@@ -126,18 +126,8 @@ def decode_gcg(data: bytes) -> tuple[str, list[str]]:
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise GcgError(1, "the file is UTF-16, which GCG records are not written in: save it as UTF-8")
     first = data.split(b"\n", 1)[0].decode("ascii", "replace").strip()
-    m = _ENCODING.fullmatch(first)
-    if m:
-        name, extra = m.group(1) or "", m.group(2)
-        if not name or extra:
-            raise GcgError(1, "#character-encoding takes one encoding name, such as UTF-8")
-        try:
-            codec = codecs.lookup(name).name
-        except LookupError:
-            codec = ""
-        if codec not in ENCODINGS:
-            raise GcgError(1, f"unsupported character encoding {name!r}: this reader reads "
-                              f"{', '.join(ENCODINGS.values())}")
+    codec = _declared(first)
+    if codec:
         try:
             return data.decode(codec), warnings
         except UnicodeDecodeError as e:
@@ -147,6 +137,24 @@ def decode_gcg(data: bytes) -> tuple[str, list[str]]:
         return data.decode("utf-8"), warnings
     except UnicodeDecodeError:
         return data.decode("latin-1"), warnings
+
+
+def _declared(first: str) -> str:
+    """The codec a first line declares ("" if it declares none); GcgError if not one we read."""
+    m = _ENCODING.fullmatch(first)
+    if not m:
+        return ""
+    name, extra = m.group(1) or "", m.group(2)
+    if not name or extra:
+        raise GcgError(1, "#character-encoding takes one encoding name, such as UTF-8")
+    try:
+        codec = codecs.lookup(name).name if len(name) <= 40 else ""
+    except (LookupError, ValueError):  # ValueError: a NUL in the name
+        codec = ""
+    if codec not in ENCODINGS:
+        raise GcgError(1, f"unsupported character encoding {name[:40]!r}: this reader reads "
+                          f"{', '.join(ENCODINGS.values())}")
+    return codec
 
 
 def read_gcg(path: str) -> GcgRecord:
@@ -206,6 +214,7 @@ def _pragma(rec: GcgRecord, line: str, n: int) -> str | None:
     if key == "character-encoding":
         if n != 1:
             raise GcgError(n, "#character-encoding must be the first line")
+        _declared(line.strip())  # text handed in already decoded says what it was, too
         return None
     m = re.fullmatch(r"player([1-4])", key)
     if m:

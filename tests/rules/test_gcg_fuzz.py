@@ -148,7 +148,7 @@ def test_arbitrary_text(text: str) -> None:
                  mutated(BUNDLED).map(lambda t: t.encode("utf-8", "replace")[:200] + bytes([0xE9, 0x85])),
                  st.binary(max_size=300),
                  st.builds(lambda enc, t: f"#character-encoding {enc}\n".encode() + t,
-                           st.sampled_from(["UTF-8", "ISO-8859-1", "ASCII", "ISO8859-6", "", "x y"]),
+                           st.sampled_from(["UTF-8", "ISO-8859-1", "ASCII", "ISO8859-6", "", "x y", "UTF\x00-8"]),
                            st.binary(max_size=100))),
        st.booleans())
 def test_the_replay_handler(folder: Path, data: bytes, as_json: bool) -> None:
