@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import io
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,7 @@ def check_record(text: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def folder() -> Path:
+def folder() -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="gcg-fuzz-") as d:
         yield Path(d)
 

@@ -164,7 +164,8 @@ CASES = [
      "#player1 ann Ann\n>ann: DINNVWY 8D WINDY +32 32\n#player2 bob Bob\n", 2,
      "an event before the players are declared"),
     ("a player declared after the first move", SIX_ZERO, ">bob: AEGLOPR 7C",
-     "#player3 cat Cat\n>bob: AEGLOPR 7C", 4, "#player3 after the first event: the players are declared before any move"),
+     "#player3 cat Cat\n>bob: AEGLOPR 7C", 4,
+     "#player3 after the first event: the players are declared before any move"),
     ("an unsupported encoding in text already decoded", SIX_ZERO, HEAD, "#character-encoding EBCDIC\n" + HEAD, 1,
      "unsupported character encoding 'EBCDIC'"),
     # -- numbers ------------------------------------------------------------------------------------
