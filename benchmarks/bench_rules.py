@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from board_pi.rules.game import Game, PlayMade  # noqa: E402
-from board_pi.rules.gcg import parse_gcg, read_gcg, replay  # noqa: E402
+from board_pi.rules.gcg import GcgError, parse_gcg, read_gcg, replay  # noqa: E402
 from board_pi.rules.judge import WordJudge  # noqa: E402
 from board_pi.rules.play import Play  # noqa: E402
 from board_pi.rules.scoring import score_play  # noqa: E402
@@ -38,8 +38,8 @@ FALLBACK_GCG = """#player1 ann Ann
 >ann: ?EIRSTU H8 .Es +5 37
 >bob: ABCEIOU -ABC +0 16
 >ann: ?IIRTTU - +0 37
->bob: EIOQUZZ 9H .ZO +22 38
->bob: EIOQUZZ -- -22 16
+>bob: EIOQUYZ 9H .ZO +22 38
+>bob: EIOQUYZ -- -22 16
 """
 
 
@@ -103,7 +103,11 @@ def bench_replay(macondo: Path | None) -> None:
     files = sorted(macondo.glob("*.gcg")) if macondo else []
     times = []
     for f in files:
-        report = replay(read_gcg(str(f)))
+        try:
+            report = replay(read_gcg(str(f)))
+        except GcgError as e:  # Macondo's own negative test (an encoding it does not read)
+            print(f"  {f.name}: refused, {e}")
+            continue
         assert report.ok, f
         t = per_call(lambda f=f: replay(read_gcg(str(f))), min_time=0.2)
         times.append(t)

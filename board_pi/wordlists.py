@@ -79,17 +79,28 @@ def resolve(spec: str | None) -> tuple[str, Path | None]:
                           f"(known: {', '.join(available())})")
 
 
-def _source_bytes(path: Path | None) -> bytes:
+MAX_LIST_BYTES = 100_000_000
+"""The largest word lists (Polish, every inflected form) are some 40 MB; past this is not a list."""
+
+
+def _source_bytes(path: Path | None, name: str) -> bytes:
     if path is None:
         return resources.files("kjxqz").joinpath("words.txt").read_bytes()
-    return path.read_bytes()
+    with open(path, "rb") as f:
+        # Refused before reading when the size is known, and read bounded when it is not (a
+        # device or a pipe): a disk image or /dev/zero named as a lexicon must not fill the memory.
+        too_big = os.fstat(f.fileno()).st_size > MAX_LIST_BYTES
+        data = b"" if too_big else f.read(MAX_LIST_BYTES + 1)
+    if too_big or len(data) > MAX_LIST_BYTES:
+        raise LexiconError(f"lexicon {name} is larger than {MAX_LIST_BYTES // 1_000_000} MB: not a word list")
+    return data
 
 
 def load_lexicon(spec: str | None = None, use_cache: bool = True) -> Lexicon:
     """Load a lexicon by name or path, compiling it into the cache on first use."""
     name, path = resolve(spec)
     try:
-        data = _source_bytes(path)
+        data = _source_bytes(path, name)
     except (OSError, ModuleNotFoundError) as e:
         raise LexiconNotFound(f"cannot read lexicon {name}: {e}") from None
     if data.startswith(MAGIC):

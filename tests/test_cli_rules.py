@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -34,9 +36,15 @@ class Run:
         self.env = {**os.environ, "BOARD_PI_CACHE": str(cache), "BOARD_PI_LEXICONS": str(tmp / "lexicons")}
         self.tmp = tmp
 
-    def __call__(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def __call__(self, *args: str, memory: int | None = None) -> subprocess.CompletedProcess[str]:
+        """Run the command; ``memory`` caps its address space (bytes), so that an input read
+        without bound fails fast instead of filling the machine."""
+        def cap() -> None:
+            if memory is not None:
+                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
         p = subprocess.run(COMMAND + list(args), capture_output=True, text=True, env=self.env,
-                           cwd=self.tmp, timeout=60)
+                           cwd=self.tmp, timeout=60, preexec_fn=cap)
         assert "Traceback" not in p.stdout + p.stderr, p.stderr
         return p
 
@@ -78,11 +86,18 @@ def test_judge_lower_case_blanks(run: Run) -> None:
     (["A"], "one letter"),
     (["QI"] * 9, "at most 8 words"),
     (["ÇA"], "letters this lexicon does not use"),
+    (["QI", "A" * 10_000], "word 2 has 10000 characters: a word on the 15x15 board has at most 15 letters"),
+    (["ABCDEFGHIJKLMNOP"], "word 1 has 16 characters: a word on the 15x15 board has at most 15 letters"),
 ])
 def test_judge_input_that_is_not_a_word(run: Run, words: list[str], message: str) -> None:
     p = run("judge", *words)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith("board-pi judge: ") and message in p.stderr
+
+
+def test_judge_a_word_as_long_as_the_board(run: Run) -> None:
+    p = run("judge", "ABCDEFGHIJKLMNO")
+    assert (p.returncode, p.stdout) == (1, "NOT ACCEPTABLE\n")
 
 
 def test_judge_with_a_club_list_by_path_and_by_name(run: Run) -> None:
@@ -106,7 +121,8 @@ def test_judge_log(run: Run) -> None:
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(e["words"], e["acceptable"], e["lexicon"]) for e in entries] == [
         (["QI", "ZA"], True, "default"), (["ZZZQ"], False, "default")]
-    assert all(e["time"][:2] == "20" for e in entries)
+    # Local time, to the second (the clock is the machine's: only the form is checked).
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", e["time"]) for e in entries)
 
 
 def test_judge_log_that_cannot_be_written(run: Run) -> None:
@@ -160,7 +176,7 @@ def test_replay_wrong_score(run: Run) -> None:
     (">ann: DINNVWY 16D WINDY +32 32\n", 3, "off the 15x15 board"),               # off the board
     (">ann: DINNVWY 8L WINDY +32 32\n", 3, "runs off the board"),                 # off the board
     (">ann: DINNVWY 8D WINDY +32 32\n>bob: AX 8D XI +10 10\n", 4, "already holds W"),  # occupied
-    (">ann: AZ 8G ZA +22 22\n>bob: ? G7 z. +1 1\n>ann: ZO 9H ZO +0 0\n", 5, "more Z tiles"),  # set
+    (">ann: AZ 8G ZA +22 22\n>bob: ? G7 z. +1 1\n>ann: ZO 9H ZO +0 0\n", 5, "cannot have come from the bag"),
 ])
 def test_replay_impossible_or_malformed(run: Run, events: str, line: int, message: str) -> None:
     path = gcg(run.tmp, HEAD + events)
@@ -170,6 +186,50 @@ def test_replay_impossible_or_malformed(run: Run, events: str, line: int, messag
     assert f"line {line}: " in out and message in out
     j = run("replay", path, "--json")
     assert j.returncode == 2 and f"line {line}: " in j.stderr and message in j.stderr
+
+
+@pytest.mark.parametrize("text,line,message", [
+    (HEAD + ">ann: DIN#VWY 8D WINDY +32 32\n", 3, "rack DIN#VWY is malformed"),
+    (HEAD + ">ann: DINNVWY 8D WINDY +32 32\n>bob: AEGLWWR 7C GALE +16 16\n", 4,
+     "rack AEGLWWR cannot have come from the bag: it holds 2 W, but the set has 2, 1 on the board"),
+    (HEAD + ">ann: DINNVWA 8D WINDY +32 32\n", 3, "tiles played are not on the rack DINNVWA: Y"),
+    (HEAD + ">ann: ABCDEFG -ABX +0 0\n", 3, "tiles exchanged are not on the rack ABCDEFG: X"),
+    (HEAD + ">ann: DINNVWY 8D WINDY +32 32\n>ann: DINNVWA -- -32 0\n", 4,
+     "the tiles taken back (DINNVWA) are not the rack of the play they withdraw (DINNVWY, line 3)"),
+    ("#player1 ann Ann\n>ann: DINNVWY 8D WINDY +32 32\n", 2, "an event before the players are declared"),
+    ("#character-encoding EBCDIC\n" + GOOD, 1, "unsupported character encoding 'EBCDIC'"),
+    (HEAD + ">ann: DINNVWY 8D WINDY +" + "3" * 5000 + " 32\n", 3, "is not a Scrabble score (at most 4 digits)"),
+    (HEAD + ">ann: DINNVWY 8D WINDY +32 " + "3" * 5000 + "\n", 3, "is not a Scrabble score (at most 5 digits)"),
+    (HEAD + ">ann: DINNVWY 8D " + "W" * 10_000 + " +32 32\n", 3, "a word on the 15x15 board has at most 15"),
+])
+def test_replay_refuses_a_record_that_cannot_be(run: Run, text: str, line: int, message: str) -> None:
+    path = gcg(run.tmp, text)
+    for args in ([], ["--json"]):
+        p = run("replay", path, *args)
+        assert p.returncode == 2, p.stdout + p.stderr
+        assert f"{path}: line {line}: " in p.stderr and message in p.stderr
+
+
+def test_replay_file_declared_utf8_that_is_not(run: Run) -> None:
+    path = run.tmp / "names.gcg"
+    path.write_bytes(("#character-encoding UTF-8\n#player1 césar César\n#player2 bob Bob\n").encode("latin-1"))
+    p = run("replay", str(path))
+    assert p.returncode == 2 and f"{path}: line 2: not valid UTF-8, as line 1 declares" in p.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_replay_endless_file(run: Run) -> None:
+    # Read without a bound, /dev/zero filled the memory until the process was killed.
+    p = run("replay", "/dev/zero", memory=2**31)
+    assert p.returncode == 2 and "board-pi replay: /dev/zero: larger than 1 MB: not a GCG record" in p.stderr
+
+
+def test_replay_huge_file(run: Run) -> None:
+    path = run.tmp / "disk.img"
+    with open(path, "wb") as f:
+        f.truncate(5 * 2**30)  # sparse: 5 GB of nothing, on no disk
+    p = run("replay", str(path), memory=2**31)
+    assert p.returncode == 2 and "larger than 1 MB: not a GCG record" in p.stderr
 
 
 def test_replay_nonexistent_file(run: Run) -> None:
@@ -215,6 +275,15 @@ def test_lexicon_command(run: Run) -> None:
     assert p.returncode == 0 and p.stdout.startswith("club: 2 words, letters AIQZ; loaded in ")
     p = run("lexicon", "NOSUCH")
     assert p.returncode == 2 and "no lexicon named" in p.stderr
+
+
+def test_lexicon_too_large(run: Run) -> None:
+    path = run.tmp / "huge.txt"
+    with open(path, "wb") as f:
+        f.truncate(5 * 2**30)  # sparse: 5 GB of nothing, on no disk
+    for args in (["lexicon", str(path)], ["judge", "QI", "--lexicon", str(path)]):
+        p = run(*args, memory=2**31)
+        assert p.returncode == 2 and "lexicon huge is larger than 100 MB: not a word list" in p.stderr
 
 
 def test_no_command_is_a_usage_error(run: Run) -> None:

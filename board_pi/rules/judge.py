@@ -19,6 +19,7 @@ from typing import Callable, Sequence
 from .lexicon import Lexicon, normalise
 
 MAX_WORDS = 8
+MAX_LETTERS = 15  # a word runs along one line of the 15x15 board: no play forms a longer one
 
 
 class NotAWord(ValueError):
@@ -66,6 +67,9 @@ class WordJudge:
         alphabet = self.lexicon.alphabet
         out = []
         for i, w in enumerate(words, 1):
+            if len(w.strip()) > MAX_LETTERS:  # before any other work on it: it may be huge
+                raise NotAWord(f"word {i} has {len(w.strip())} characters: a word on the 15x15 board "
+                               f"has at most {MAX_LETTERS} letters")
             word = normalise(w)
             if not word.isalpha():
                 raise NotAWord(f"word {i} is not a word: use letters only")
