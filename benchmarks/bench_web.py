@@ -3,6 +3,9 @@
 Prints:
 - the time from a table event (a play entered) to its tile appearing in a page open in
   headless Chromium (when Debian's chromium and Playwright are installed);
+- the time the page takes to answer while 130 strangers hold connections open, each sending a
+  header line now and then and never finishing its request (the server's default settings, as
+  ``board-pi run`` serves; it allows 128 connections);
 - for growing numbers of live viewers (event streams on 127.0.0.1, read by one selector loop so
   the client costs little), the time from the event to its arrival at every viewer, and the
   largest number of viewers for which the 95th percentile stays within the target.
@@ -168,6 +171,54 @@ def measure_page(url: str, table: Table, rounds: int) -> list[float] | str:
     return out
 
 
+TRICKLERS = 130
+
+
+def measure_tricklers(table: Table, rounds: int) -> list[float]:
+    """Milliseconds for ``/api/state`` while :data:`TRICKLERS` connections trickle headers at the
+    server of ``board-pi run`` (its default limits and timeouts)."""
+    import http.client
+    import threading
+
+    handle = serve(table, host="127.0.0.1", port=0)
+    stop = threading.Event()
+    socks = []
+    try:
+        for _ in range(TRICKLERS):
+            s = socket.create_connection(("127.0.0.1", handle.port), timeout=5)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            socks.append(s)
+
+        def drip() -> None:
+            n = 0
+            while not stop.wait(1.0):
+                n += 1
+                for s in socks:
+                    try:
+                        s.sendall(f"X-Slow-{n}: 1\r\n".encode())
+                    except OSError:
+                        pass  # cut by the server
+
+        threading.Thread(target=drip, daemon=True).start()
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            conn = http.client.HTTPConnection("127.0.0.1", handle.port, timeout=120)
+            conn.request("GET", "/api/state")
+            resp = conn.getresponse()
+            resp.read()
+            conn.close()
+            if resp.status == 200:
+                times.append((time.perf_counter() - t0) * 1000)
+            time.sleep(0.5)
+        return times
+    finally:
+        stop.set()
+        for s in socks:
+            s.close()
+        handle.stop()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-viewers", type=int, default=300)
@@ -186,6 +237,10 @@ def main() -> int:
             else:
                 print(f"event -> tile drawn in Chromium ({len(page)} events): median {statistics.median(page):.1f} ms, "
                       f"max {max(page):.1f} ms (target <= {TARGET_MS:.0f} ms)")
+            slow = measure_tricklers(table, rounds=args.rounds)
+            print(f"/api/state with {TRICKLERS} connections trickling headers ({len(slow)} of {args.rounds} "
+                  f"answered): median {statistics.median(slow):.1f} ms, max {max(slow):.1f} ms"
+                  if slow else f"/api/state with {TRICKLERS} connections trickling headers: never answered")
             print(f"{'viewers':>8} {'median ms':>10} {'p95 ms':>8} {'max ms':>8} {'refused':>8}")
             held = 0
             web = handle.app.extensions["board_pi"]
