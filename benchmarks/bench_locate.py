@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from board_pi.vision.calibration import calibrate, check  # noqa: E402
+from board_pi.vision.frames import load_image  # noqa: E402
 from board_pi.vision.locate import find_board  # noqa: E402
 from board_pi.vision.render import describe_fonts  # noqa: E402
 from tests.vision.drawn_boards import DELUXE, MODERN, DrawnBoard, photograph, random_edition, some_tiles  # noqa: E402
@@ -89,7 +90,7 @@ def _memory_probe(data: Path) -> None:
     before = _peak_kb()
     photo = data / "real-photos" / "jheidel-game" / "IMG_20151016_165946.jpg"
     if photo.is_file():
-        img = cv2.imread(str(photo))
+        img = load_image(photo)
     else:
         img = photograph(DrawnBoard(tiles=some_tiles(1)), tilt=20, seed=1).image
     for _ in range(3):
@@ -139,17 +140,17 @@ def main() -> int:
         rows = []
         for p in sorted(real.glob("*.jpeg")):
             truth = np.array(json.loads(p.with_suffix(".corners.json").read_text())["corners"], np.float32)
-            rows.append(_measure(p.name, cv2.imread(str(p)), truth, 0))
+            rows.append(_measure(p.name, load_image(p), truth, 0))
         _report("real boards, declanfinerty (4 photos, about 2500 px; labels mark the corner square's corner)", rows)
     game = args.data / "real-photos" / "jheidel-game"
     if game.is_dir():
         labels = json.loads((ROOT / "tests" / "data" / "jheidel_corners.json").read_text())["photos"]
-        rows = [_measure(n, cv2.imread(str(game / n)), np.array(v["corners"], np.float32), v["rotation"]) for n, v in labels.items()]
+        rows = [_measure(n, load_image(game / n), np.array(v["corners"], np.float32), v["rotation"]) for n, v in labels.items()]
         _report(f"real game, jheidel, hand-checked labels ({len(labels)} photos, 1280 px)", rows)
         ind = [r for r, v in zip(rows, labels.values()) if v.get("independent")]
         _report(f"  of which labelled without the locator's help ({len(ind)} photos)", ind)
         all_photos = sorted(game.glob("*.jpg"))
-        rows = [_measure(p.name, cv2.imread(str(p)), None, None) for p in all_photos]
+        rows = [_measure(p.name, load_image(p), None, None) for p in all_photos]
         print(f"\nreal game, jheidel, all photos: {sum(r['found'] for r in rows)}/{len(rows)} found")
         for r in rows:
             if not r["found"]:
@@ -158,7 +159,7 @@ def main() -> int:
     # Time per 1280x960 frame.
     frames = []
     if game.is_dir():
-        frames = [cv2.imread(str(p)) for p in sorted(game.glob("*.jpg"))]
+        frames = [load_image(p) for p in sorted(game.glob("*.jpg"))]
         frames = [f for f in frames if f.shape[:2] == (1280, 960) or f.shape[:2] == (960, 1280)]
     frames += [photograph(DrawnBoard(tiles=some_tiles(i)), turn=90 * (i % 4), tilt=20, seed=100 + i).image for i in range(8)]
 

@@ -31,7 +31,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from board_pi.vision.locate import _PREMIUM_MASK, GRID, BoardLocation, find_board
+from board_pi.vision.frames import as_bgr
+from board_pi.vision.geometry import GRID, PREMIUM_MASK, grid_to_image, warp_grid
+from board_pi.vision.locate import BoardLocation, find_board
 
 FORMAT_VERSION = 1
 MARKER_DICTIONARY = "DICT_4X4_50"
@@ -217,12 +219,6 @@ def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
     return out
 
 
-def _grid_homography(corners: np.ndarray) -> np.ndarray:
-    """Homography from grid units (0..15, upright) to image pixels."""
-    g = np.array([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]], np.float32)
-    return cv2.getPerspectiveTransform(g, corners.astype(np.float32))
-
-
 def corners_from_markers(markers_seen: dict[int, np.ndarray], markers_grid: dict[int, np.ndarray]) -> np.ndarray | None:
     """The grid's corners from the markers seen, given where they sit in grid units; None if none match."""
     common = sorted(set(markers_seen) & set(markers_grid))
@@ -257,13 +253,9 @@ class GridFit:
 
 def grid_fit(image: np.ndarray, corners: np.ndarray, square_px: int = 12) -> GridFit:
     """Measure :class:`GridFit` on a small rectified view (about a millisecond)."""
-    bgr = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     m = square_px
     side = GRID * square_px + 2 * m
-    g = float(GRID * square_px)
-    dst = np.array([[m, m], [m + g, m], [m + g, m + g], [m, m + g]], np.float32)
-    H = cv2.getPerspectiveTransform(np.asarray(corners, np.float32), dst)
-    top = cv2.warpPerspective(bgr, H, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+    top = warp_grid(as_bgr(image), corners, square_px, m, cv2.INTER_AREA)
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     bg = cv2.blur(grey, (square_px // 2 | 1, square_px // 2 | 1))
     pieces = 5
@@ -297,7 +289,7 @@ def grid_fit(image: np.ndarray, corners: np.ndarray, square_px: int = 12) -> Gri
     flat = centres.reshape(-1, 3)
     ref = np.median(flat, axis=0)
     feat = np.linalg.norm(flat - ref, axis=1) + np.hypot(flat[:, 1] - 128, flat[:, 2] - 128)
-    pm = _PREMIUM_MASK.ravel() - _PREMIUM_MASK.mean()
+    pm = PREMIUM_MASK.ravel() - PREMIUM_MASK.mean()
     fc = feat - feat.mean()
     den = float(np.linalg.norm(fc) * np.linalg.norm(pm))
     premium = float((fc * pm).sum()) / den if den > 1e-6 else 0.0
@@ -369,7 +361,7 @@ def calibrate(
         rot = 0 if rotation is None else rotation
     markers: dict[int, np.ndarray] = {}
     if use_markers:
-        Hinv = np.linalg.inv(_grid_homography(corners))
+        Hinv = np.linalg.inv(grid_to_image(corners))
         for i, c in detect_markers(image).items():
             markers[i] = cv2.perspectiveTransform(c.reshape(-1, 1, 2), Hinv).reshape(4, 2).astype(np.float32)
     fit = grid_fit(image, corners)

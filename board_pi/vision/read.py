@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from board_pi.vision.frames import FrameSourceError, as_bgr, load_image
+from board_pi.vision.geometry import warp_grid
 
 N = 15
 CLASSES = "." + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "?"
@@ -74,10 +75,7 @@ def _warp(image: np.ndarray, corners: np.ndarray, square_px: int = SQUARE_PX, pa
         f = 2.0 * target / side
         image = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         c = c * f
-    dst = np.float32([[pad, pad], [pad + target, pad], [pad + target, pad + target], [pad, pad + target]])
-    H = cv2.getPerspectiveTransform(c, dst)
-    size = target + 2 * pad
-    return cv2.warpPerspective(image, H, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return warp_grid(image, c, square_px, pad)
 
 
 def patches(warped: np.ndarray, squares: Iterable[tuple[int, int]], square_px: int = SQUARE_PX,

@@ -206,3 +206,17 @@ def test_real_game_photos(shared_data: Path) -> None:
         assert loc is not None
         if loc.orientation_confidence > 0.3:
             assert loc.rotation == lab["rotation"], name
+
+
+def test_the_finder_works_from_its_named_tuning() -> None:
+    # The numbers in locate/tuning.py are the ones the stages use: asking for more squares than a
+    # grid has, or for a larger working copy, changes what is found.
+    from dataclasses import replace
+
+    from board_pi.vision.locate import TUNING
+
+    scene = photograph(DrawnBoard(tiles=some_tiles(2)), turn=0, tilt=10, seed=2)
+    assert find_board(scene.image) is not None
+    assert find_board(scene.image, tuning=replace(TUNING, min_squares=226)) is None
+    loc = find_board(scene.image, tuning=replace(TUNING, work_sides=(1280,)))
+    assert loc is not None and corner_error(loc.corners, scene.corners) < 0.2 * scene.square_px

@@ -1,0 +1,66 @@
+"""The grid's geometry in a picture: the one perspective warp every vision stage uses.
+
+The playing grid is 15 squares a side. Its four outer corners in an image, in upright order
+(top-left, top-right, bottom-right, bottom-left as the board is seen upright, so the first is
+the outer corner of square A1), fix a homography between *grid units* (0..15 across and down,
+square (row, col) spanning ``[col, col + 1] x [row, row + 1]``) and image pixels. Everything that
+looks at the grid top-down (the locator's refinement and orientation, the calibration check, the
+square reader) warps through :func:`warp_grid`.
+
+>>> import numpy as np
+>>> corners = np.float32([[10, 10], [160, 10], [160, 160], [10, 160]])
+>>> warp_grid(np.zeros((200, 200), np.uint8), corners, square_px=4, margin_px=2).shape
+(64, 64)
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from board_pi.rules.board import STANDARD, Premium, Square
+
+GRID = 15
+"""Squares along each side of the playing grid."""
+
+PREMIUM_MASK = np.array(
+    [[STANDARD.premium(Square(r, c)) is not Premium.NONE for c in range(GRID)] for r in range(GRID)],
+    dtype=np.float32,
+)
+"""The premium layout as a 15x15 mask (1 on premium squares): the same on every edition, and the
+same under every quarter turn and under transposition, so it places a grid but cannot turn it."""
+
+
+def _corners(corners: np.ndarray) -> np.ndarray:
+    return np.asarray(corners, np.float32).reshape(4, 2)
+
+
+def grid_to_image(corners: np.ndarray) -> np.ndarray:
+    """The homography from grid units (0..15, upright) to image pixels."""
+    g = np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]])
+    return cv2.getPerspectiveTransform(g, _corners(corners))
+
+
+def top_down_homography(corners: np.ndarray, square_px: float, margin_px: float = 0) -> np.ndarray:
+    """The homography from image pixels to the top-down view :func:`warp_grid` makes."""
+    m, g = float(margin_px), float(GRID * square_px)
+    dst = np.float32([[m, m], [m + g, m], [m + g, m + g], [m, m + g]])
+    return cv2.getPerspectiveTransform(_corners(corners), dst)
+
+
+def warp_grid(image: np.ndarray, corners: np.ndarray, square_px: int, margin_px: int = 0,
+              interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+    """The grid rectified top-down, row 1 at the top, column A at the left.
+
+    The result is ``15 * square_px + 2 * margin_px`` pixels square; square (row, col) starts at
+    ``(margin_px + row * square_px, margin_px + col * square_px)``. What lies beyond the image's
+    edge repeats its border pixels (a tile at the frame's edge is smeared, not blacked out).
+    """
+    if square_px < 1:
+        raise ValueError("square_px must be at least 1")
+    if margin_px < 0:
+        raise ValueError("the margin must not be negative")
+    side = GRID * square_px + 2 * margin_px
+    H = top_down_homography(corners, square_px, margin_px)
+    return cv2.warpPerspective(image, H, (side, side), flags=interpolation, borderMode=cv2.BORDER_REPLICATE)
+

@@ -1,0 +1,178 @@
+"""Finding the 15x15 playing grid in a photo, and rectifying it to a top-down image.
+
+The locator is classical OpenCV, no learning:
+
+Each stage is a module of this package, its numbers in :mod:`.tuning`:
+
+1. :mod:`.squares`: on a copy scaled to 640 px (1024 px if that finds nothing), the grid lines are picked out by
+   a local threshold, once for boards with dark lines and once for boards with light lines; what
+   is left between them are the squares (empty squares, premium squares and tiles alike), found
+   as small four-sided contours.
+2. :mod:`.lattice`: a lattice is grown from a well-surrounded square to its neighbours, each step predicted from
+   the step walked to get there, so perspective is followed without a global model; a
+   homography from lattice to image is then fitted to the square centres and extended a square
+   at a time to the squares the walk missed.
+3. :mod:`.lattice`: which 15x15 window of the lattice is the playing grid: the one holding the most squares found,
+   and, where a hand or tiles hide an edge, the one whose colourful squares best match the premium
+   layout (which is the same on every edition, whatever its colours).
+4. :mod:`.refine`: the grid lines are then snapped to, on the full-resolution image, piece by piece.
+5. :mod:`.orientation`: which way up. The premium layout is 8-fold symmetric, so the board's own pattern cannot say.
+   The tiles can: a tile's point value is printed small at the bottom right of its letter, so
+   every letter with a digit diagonally beside it votes for a turn. With no tiles on the board
+   the turn is undecidable; ``orientation_confidence`` is then 0 and the read stage (or a saved
+   calibration) decides.
+
+>>> import numpy as np
+>>> find_board(np.zeros((480, 640, 3), np.uint8)) is None
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..frames import as_bgr
+from ..geometry import GRID, warp_grid
+from .lattice import find_lattice, grid_window
+from .orientation import order_clockwise, orientation_from_values, tile_orientation_votes
+from .refine import refine_corners
+from .squares import find_quads
+from .tuning import TUNING, FinderTuning
+
+__all__ = ["BoardLocation", "FinderTuning", "TUNING", "find_board", "locate_grid", "tile_orientation_votes", "warp_board"]
+
+
+@dataclass(frozen=True, eq=False)
+class BoardLocation:
+    """Where the playing grid is in an image.
+
+    ``corners``: 4x2 float32, the outer corners of the 15x15 grid (the centre lines of the outer
+    grid lines) in image pixels, ordered top-left, top-right, bottom-right, bottom-left as the
+    board is seen upright, so ``corners[0]`` is the outer corner of square A1.
+    ``rotation``: how the board is turned in the image, clockwise degrees (0, 90, 180, 270): at 90
+    square A1 appears at the image's top right.
+    ``confidence``: 0..1, how sure the grid is where it says (squares found, fit of the lattice).
+    ``orientation_confidence``: 0..1, how sure the turn is; 0 when nothing on the board tells
+    (an empty board), and the read stage should then try the four turns or keep the last one.
+    """
+
+    corners: np.ndarray
+    confidence: float
+    rotation: int
+    orientation_confidence: float = 0.0
+
+    def rotated(self, quarter_turns: int) -> "BoardLocation":
+        """The same grid with the board turned a further ``quarter_turns`` x 90 degrees clockwise."""
+        k = quarter_turns % 4
+        return BoardLocation(
+            corners=np.roll(self.corners, -k, axis=0).astype(np.float32),
+            confidence=self.confidence,
+            rotation=(self.rotation + 90 * k) % 360,
+            orientation_confidence=self.orientation_confidence,
+        )
+
+
+def warp_board(image: np.ndarray, corners: np.ndarray, square_px: int = 64, margin: float = 0.0) -> np.ndarray:
+    """Rectify the grid to a top-down image, row 1 at the top, column A at the left.
+
+    ``corners`` as in :class:`BoardLocation`. ``margin`` is a fraction of one square added on
+    every side (0.5 adds half a square), so tiles that overhang the outer squares are not cut;
+    the result is ``15 * square_px + 2 * round(margin * square_px)`` pixels square, and square
+    (row, col) starts at ``(m + row * square_px, m + col * square_px)`` with ``m`` that margin.
+    """
+    if margin < 0:
+        raise ValueError("margin must not be negative")
+    return warp_grid(image, corners, square_px, int(round(margin * square_px)))
+
+
+# --------------------------------------------------------------------------- the locator
+
+
+def _downscale(image: np.ndarray, side: int) -> np.ndarray:
+    """The image with its longest side at most ``side``: halvings first (fast and clean), then a resize."""
+    while max(image.shape[:2]) >= 2 * side:
+        image = cv2.pyrDown(image)
+    h, w = image.shape[:2]
+    if max(h, w) > side:
+        s = side / max(h, w)
+        image = cv2.resize(image, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+    return image
+
+
+def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning) -> tuple[np.ndarray, float] | None:
+    h, w = bgr.shape[:2]
+    small = _downscale(bgr, side)
+    sx, sy = small.shape[1] / w, small.shape[0] / h
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    found = find_lattice(find_quads(gray, tuning=tuning), tuning=tuning)
+    if found is None:
+        # Faint lines (white lines between near-white squares): look for fainter lines. Where
+        # they cannot be seen at all, the premium squares still can: they lie on the lattice
+        # too, a diagonal step or two apart, so a shorter walk among them may seed the fit
+        # (which must still end with ``min_squares`` on the lattice).
+        found = find_lattice(find_quads(gray, tuning.faint_line_contrast, tuning), tuning.faint_min_walk, tuning)
+    if found is None:
+        return None
+    labels, H = found
+    lab = cv2.cvtColor(cv2.blur(small, (5, 5)), cv2.COLOR_BGR2LAB)
+    i0, j0, share = grid_window(labels, H, lab, tuning)
+    outer = np.array([[i0, j0], [i0 + GRID, j0], [i0 + GRID, j0 + GRID], [i0, j0 + GRID]], np.float32)
+    pts = cv2.perspectiveTransform(outer.reshape(-1, 1, 2), H).reshape(-1, 2)
+    pts = (pts / np.array([sx, sy], np.float32)).astype(np.float32)
+    if not cv2.isContourConvex(pts.reshape(-1, 1, 2)):
+        return None
+    # A grid reaching well out of the frame is a lattice fitted askew (or a board the camera
+    # cannot see whole): either way its squares cannot all be read.
+    square = max(float(np.linalg.norm(pts[i] - pts[(i + 1) % 4])) for i in range(4)) / GRID
+    out = tuning.max_outside * square
+    if (pts < -out).any() or (pts[:, 0] > w + out).any() or (pts[:, 1] > h + out).any():
+        return None
+    # Confidence: how much of the grid was seen as squares (a crowded board hides many).
+    return order_clockwise(pts), float(min(1.0, share / tuning.confident_share))
+
+
+def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None = None,
+                tuning: FinderTuning = TUNING) -> tuple[np.ndarray, float] | None:
+    """The grid's four corners clockwise from the image's top-left direction, and a confidence.
+
+    This is :func:`find_board` without deciding which way up the board is. It works at 640 px
+    (fast, enough when the board fills much of the frame) and tries 1024 px when that fails.
+    """
+    bgr = as_bgr(image)
+    got = None
+    for side in tuning.work_sides:
+        got = _locate_at(bgr, side, tuning)
+        if got is not None or max(bgr.shape[:2]) <= side * tuning.larger_try_above:
+            break
+    if got is None:
+        return None
+    pts, confidence = got
+    if refine:
+        pts = refine_corners(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if gray is None else gray, pts, tuning)
+    return pts.astype(np.float32), confidence
+
+
+def find_board(image: np.ndarray, tuning: FinderTuning = TUNING) -> BoardLocation | None:
+    """Find the 15x15 playing grid in a BGR (or grey) image; None when there is no board to see.
+
+    The corners come ordered as the board is seen upright (see :class:`BoardLocation`); the turn
+    is read from the tiles' point values, and is 0 with ``orientation_confidence`` 0 on a board
+    with no tiles.
+    """
+    bgr = as_bgr(image)
+    gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    got = locate_grid(bgr, gray=gray, tuning=tuning)
+    if got is None:
+        return None
+    canonical, confidence = got
+    rotation, oconf = orientation_from_values(gray, canonical, tuning)
+    k = rotation // 90
+    return BoardLocation(
+        corners=np.roll(canonical, -k, axis=0).astype(np.float32),
+        confidence=confidence,
+        rotation=rotation,
+        orientation_confidence=oconf,
+    )

@@ -1,0 +1,266 @@
+"""Stages 2 and 3 of finding the board: the lattice of squares, and which 15x15 window of it is
+the playing grid.
+
+A lattice is grown from a well-surrounded square to its neighbours, each step predicted from the
+step walked to get there, so perspective is followed without a global model; a homography from
+lattice to image is then fitted to the square centres and extended a square at a time to the
+squares the walk missed. The playing grid is the 15x15 window holding the most squares found,
+and, where a hand or tiles hide an edge, the one whose colourful squares best match the premium
+layout (the same on every edition, whatever its colours).
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from ..geometry import GRID, PREMIUM_MASK
+from .squares import Quads
+from .tuning import TUNING, FinderTuning
+
+_STEPS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1),
+                   (2, 0), (-2, 0), (0, 2), (0, -2)], np.float32)
+
+
+def _aligned(axes: np.ndarray, ref: np.ndarray, tuning: FinderTuning) -> np.ndarray:
+    """For each pair, whether a quad's sides run along the reference steps and fit inside them.
+
+    ``axes`` and ``ref`` are (n, 2, 2). The sides may match either way round, within about 25
+    degrees (small squares' outlines are only a few pixels long). Each side must be shorter than
+    the step along it, and not much shorter: two tiles that touch make one long blob, which
+    would otherwise sit half a square off the lattice.
+    """
+    na = np.linalg.norm(axes, axis=2) + 1e-9
+    nr = np.linalg.norm(ref, axis=2) + 1e-9
+    cos = np.abs(np.einsum("nid,njd->nij", axes, ref)) / (na[:, :, None] * nr[:, None, :])
+    straight = np.minimum(cos[:, 0, 0], cos[:, 1, 1])
+    crossed = np.minimum(cos[:, 1, 0], cos[:, 0, 1])
+    use_straight = straight >= crossed
+    len_u = np.where(use_straight, na[:, 0], na[:, 1]) / nr[:, 0]
+    len_v = np.where(use_straight, na[:, 1], na[:, 0]) / nr[:, 1]
+    lo, hi = tuning.side_in_step
+    fits = (len_u > lo) & (len_u < hi) & (len_v > lo) & (len_v < hi)
+    return (np.maximum(straight, crossed) > tuning.align_cos) & fits
+
+
+def _seed_pitch(quads: Quads, seed: int, neighbours: np.ndarray) -> np.ndarray:
+    """The seed's two steps to its neighbours' centres (a square's inside is smaller than its step)."""
+    C = quads.centres
+    out = []
+    for ax in quads.axes[seed]:
+        n = float(np.linalg.norm(ax)) + 1e-9
+        u = ax / n
+        d = C[neighbours[seed]] - C[seed]
+        along = d @ u
+        across = np.abs(d @ np.array([-u[1], u[0]], np.float32))
+        ok = (np.abs(along) > 0.8 * n) & (np.abs(along) < 1.7 * n) & (across < 0.3 * n)
+        if ok.any():
+            k = int(np.argmin(np.where(ok, np.abs(along), np.inf)))
+            out.append(d[k] * np.sign(along[k]))
+        else:
+            out.append(ax * 1.15)
+    return np.array(out, np.float32)
+
+
+def _grow(quads: Quads, seed: int, neighbours: np.ndarray, tuning: FinderTuning) -> dict[int, tuple[int, int]]:
+    """Label quads with lattice coordinates, walking from the seed to matching neighbours.
+
+    Each labelled square carries its two steps to its neighbours, taken from the step actually
+    walked, so perspective is followed across the board without a global model. The walk goes
+    in waves, the whole frontier at once, to keep the work in numpy.
+    """
+    C, S, A = quads.centres, quads.sizes, quads.axes
+    n = len(C)
+    pitch = np.zeros((n, 2, 2), np.float32)
+    pitch[seed] = _seed_pitch(quads, seed, neighbours)
+    labels: dict[int, tuple[int, int]] = {seed: (0, 0)}
+    labelled = np.zeros(n, bool)
+    labelled[seed] = True
+    taken: set[tuple[int, int]] = {(0, 0)}
+    steps_i = _STEPS.astype(np.int64)
+    frontier = [seed]
+    while frontier:
+        F = np.array(frontier, np.int64)
+        P = pitch[F]  # (k, 2, 2)
+        preds = C[F][:, None, :] + np.einsum("sd,kde->kse", _STEPS, P)  # (k, 12, 2)
+        cand = neighbours[F]  # (k, m)
+        D = np.linalg.norm(C[cand][:, None, :, :] - preds[:, :, None, :], axis=3)  # (k, 12, m)
+        ks = D.argmin(axis=2)
+        dmin = np.take_along_axis(D, ks[:, :, None], axis=2)[:, :, 0]
+        step = np.linalg.norm(P, axis=2).mean(axis=1)
+        fi, si = np.nonzero(dmin < tuning.predict_radius * step[:, None])
+        if len(fi) == 0:
+            break
+        par = F[fi]
+        q = cand[fi, ks[fi, si]]
+        ratio = S[q] / S[par]
+        ok = (ratio > tuning.size_ratio[0]) & (ratio < tuning.size_ratio[1]) & ~labelled[q]
+        fi, si, par, q = fi[ok], si[ok], par[ok], q[ok]
+        ok = _aligned(A[q], pitch[par], tuning)
+        fi, si, par, q = fi[ok], si[ok], par[ok], q[ok]
+        # Each square once, from the parent that predicted it best.
+        order = np.argsort(dmin[fi, si], kind="stable")
+        _, first = np.unique(q[order], return_index=True)
+        order = order[np.sort(first)]
+        frontier = []
+        for t in order.tolist():
+            qq, pp = int(q[t]), int(par[t])
+            di, dj = int(steps_i[si[t], 0]), int(steps_i[si[t], 1])
+            i, j = labels[pp]
+            lab = (i + di, j + dj)
+            if lab in taken:
+                continue
+            Pq = pitch[pp].copy()
+            # Follow the step actually walked, half way, and only when it is close to the
+            # expected one: an off-centre tile must not shrink or bend the step for all after it.
+            if (dj == 0 and abs(di) == 1) or (di == 0 and abs(dj) == 1):
+                a = 0 if dj == 0 else 1
+                sign = di if a == 0 else dj
+                wx = (float(C[qq, 0]) - float(C[pp, 0])) * sign
+                wy = (float(C[qq, 1]) - float(C[pp, 1])) * sign
+                px, py = float(Pq[a, 0]), float(Pq[a, 1])
+                if math.hypot(wx - px, wy - py) < tuning.step_follow_within * math.hypot(px, py):
+                    Pq[a] = (0.5 * (px + wx), 0.5 * (py + wy))
+            pitch[qq] = Pq
+            labels[qq] = lab
+            labelled[qq] = True
+            taken.add(lab)
+            frontier.append(qq)
+    return labels
+
+
+def find_lattice(quads: Quads, min_walk: int | None = None,
+                 tuning: FinderTuning = TUNING) -> tuple[dict[int, tuple[int, int]], np.ndarray] | None:
+    """The largest lattice of quads and its homography from lattice to (working) image.
+
+    The walk from square to neighbouring square must label ``min_walk`` quads before the global
+    fit extends it (half of ``min_squares`` unless given); still ``tuning.min_squares`` must sit
+    on the lattice in the end.
+    """
+    min_walk = tuning.min_squares // 2 if min_walk is None else min_walk
+    n = len(quads.centres)
+    if n < tuning.min_squares:
+        return None
+    C = quads.centres
+    d2 = ((C[:, None, :] - C[None, :, :]) ** 2).sum(-1)
+    k = min(tuning.neighbours, n)
+    neighbours = np.argpartition(d2, k - 1, axis=1)[:, :k]
+    # A good seed has four neighbours at one side's distance: a square among squares.
+    S = quads.sizes
+    dist = np.sqrt(np.take_along_axis(d2, neighbours, axis=1))
+    near = ((dist > 0.8 * S[:, None]) & (dist < 1.6 * S[:, None])).sum(1)
+    order = np.argsort(-near, kind="stable")
+    best: dict[int, tuple[int, int]] = {}
+    tried: set[int] = set()
+    attempts = 0
+    for seed in order.tolist():
+        if seed in tried:
+            continue
+        attempts += 1
+        labels = _grow(quads, seed, neighbours, tuning)
+        tried.update(labels)
+        if len(labels) > len(best):
+            best = labels
+        if len(best) >= tuning.seed_walk_enough or attempts >= tuning.seed_walks:
+            break
+    # A walk broken up by unseen squares (dim light, a crowded board) can still seed the global
+    # fit below, which then extends the lattice a square at a time.
+    if len(best) < min_walk:
+        return None
+    H = None
+    for _ in range(tuning.fit_rounds):
+        idx = np.array(list(best), np.int64)
+        lat = np.array([best[i] for i in idx], np.float32) + 0.5
+        H, inl = cv2.findHomography(lat, C[idx], cv2.RANSAC, tuning.fit_inlier_px * float(np.median(S[idx])))
+        if H is None:
+            return None
+        inl = inl.ravel().astype(bool)
+        best = {int(i): best[int(i)] for i in idx[inl]}
+        # Pick up squares the walk missed: any quad of the right size sitting on a lattice centre.
+        p = cv2.perspectiveTransform(C.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2) - 0.5
+        r = np.rint(p)
+        res = np.linalg.norm(p - r, axis=1)
+        taken = set(best.values())
+        med = float(np.median(S[idx[inl]]))
+        # Only just beyond the squares already found: far out, clutter can sit on a lattice point.
+        lab_now = np.array(list(taken))
+        lo_i, lo_j = lab_now.min(axis=0) - 1
+        hi_i, hi_j = lab_now.max(axis=0) + 1
+        added = 0
+        for q in np.argsort(res).tolist():
+            if res[q] > tuning.pickup_residual:
+                break
+            lab = (int(r[q, 0]), int(r[q, 1]))
+            if not (lo_i <= lab[0] <= hi_i and lo_j <= lab[1] <= hi_j):
+                continue
+            if q in best or lab in taken or not tuning.pickup_size_ratio[0] < S[q] / med < tuning.pickup_size_ratio[1]:
+                continue
+            best[q] = lab
+            taken.add(lab)
+            added += 1
+        if added == 0:
+            break
+    if len(best) < tuning.min_squares:
+        return None
+    idx = np.array(list(best), np.int64)
+    lat = np.array([best[i] for i in idx], np.float32) + 0.5
+    H, _ = cv2.findHomography(lat, C[idx], cv2.LMEDS)
+    if H is None:
+        return None
+    return best, H
+
+
+def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.ndarray,
+                tuning: FinderTuning = TUNING) -> tuple[int, int, float]:
+    """The lattice offset (i0, j0) of the 15x15 playing grid, and the share of its squares found."""
+    L = np.array(list(labels.values()))
+    imin, jmin = L.min(0)
+    imax, jmax = L.max(0)
+
+    def offsets(lo: int, hi: int) -> range:
+        span = hi - lo + 1
+        return range(hi - GRID + 1, lo + 1) if span <= GRID else range(lo, hi - GRID + 2)
+
+    io, jo = offsets(int(imin), int(imax)), offsets(int(jmin), int(jmax))
+    # Colour of every lattice square the candidate windows cover, sampled at its centre.
+    i_all = np.arange(io.start, io.stop - 1 + GRID)
+    j_all = np.arange(jo.start, jo.stop - 1 + GRID)
+    gi, gj = np.meshgrid(i_all, j_all, indexing="ij")
+    pts = np.stack([gi.ravel() + 0.5, gj.ravel() + 0.5], 1).astype(np.float32)
+    img_pts = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
+    h, w = lab_img.shape[:2]
+    xs = np.clip(np.rint(img_pts[:, 0]).astype(int), 0, w - 1)
+    ys = np.clip(np.rint(img_pts[:, 1]).astype(int), 0, h - 1)
+    inside = ((img_pts[:, 0] >= 0) & (img_pts[:, 0] < w) & (img_pts[:, 1] >= 0) & (img_pts[:, 1] < h)).reshape(gi.shape)
+    colours = lab_img[ys, xs].astype(np.float32)
+    found = np.zeros(gi.shape, np.float32)
+    found[L[:, 0] - i_all[0], L[:, 1] - j_all[0]] = 1
+    # Premium squares stand out from the plain squares' colour, and are more saturated; the
+    # plain colour is the commonest within the span of the squares found (tiles and premiums
+    # are a minority there, even when the squares found are mostly premiums, as on a board
+    # whose lines cannot be seen).
+    span = np.zeros(gi.shape, bool)
+    span[imin - i_all[0]:imax - i_all[0] + 1, jmin - j_all[0]:jmax - j_all[0] + 1] = True
+    ref = np.median(colours[(span & inside).ravel()], axis=0)
+    feat = (np.linalg.norm(colours - ref, axis=1) + np.hypot(colours[:, 1] - 128, colours[:, 2] - 128)).reshape(gi.shape)
+    pm = PREMIUM_MASK - PREMIUM_MASK.mean()
+    pm /= np.linalg.norm(pm)
+    best = None
+    for i0 in io:
+        for j0 in jo:
+            a, b = i0 - i_all[0], j0 - j_all[0]
+            f = feat[a:a + GRID, b:b + GRID]
+            fc = f - f.mean()
+            nf = float(np.linalg.norm(fc))
+            # The lattice's axes need not be the board's rows and columns, but the premium
+            # layout is symmetric under transposition, so the match does not care.
+            corr = float((fc * pm).sum()) / nf if nf > 1e-6 else 0.0
+            count = float(found[a:a + GRID, b:b + GRID].sum())
+            vis = float(inside[a:a + GRID, b:b + GRID].mean())
+            score = count / len(L) + tuning.window_premium_weight * corr + tuning.window_visible_weight * vis
+            if best is None or score > best[0]:
+                best = (score, i0, j0, count)
+    assert best is not None
+    return best[1], best[2], best[3] / (GRID * GRID)

@@ -1,0 +1,111 @@
+"""The board finder's tuning numbers, named and explained in one place.
+
+Every threshold the finder uses is here, on one frozen value, :data:`TUNING`; the stages take
+it as an argument (``tuning=``) so an experiment can try other values without editing code.
+Lengths are in units of one square's side (or of the step between square centres) unless
+the name says pixels; they were set on drawn and rendered boards and the tuning photos
+(TEAM.md), and the benchmarks (``benchmarks/bench_locate.py``) print what they give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FinderTuning:
+    """The finder's numbers. Defaults are the tuned values; see each field's comment."""
+
+    # -- working resolution
+    work_sides: tuple[int, ...] = (640, 1024)
+    """Longest side (pixels) of the copies the lattice is looked for in, tried in turn."""
+    larger_try_above: float = 1.2
+    """A larger working copy is tried only for images this much larger than the failed one."""
+
+    # -- squares between the grid lines
+    line_contrast: int = 6
+    """Grey levels a grid line must differ from its surroundings by (the local threshold)."""
+    faint_line_contrast: int = 3
+    """The same for a second look when no grid is found at ``line_contrast``."""
+    threshold_block_fraction: float = 1 / 60
+    """The local threshold's neighbourhood, as a fraction of the working image's longest side."""
+    min_square_area_px: float = 30.0
+    """Smallest area (working pixels) of an outline that may be a square."""
+    max_square_area_fraction: float = 1 / 180
+    """Largest area of an outline that may be a square, as a fraction of the working image."""
+    max_perimeter_ratio: float = 5.2
+    """Perimeter / sqrt(area) above which an outline is too ragged to be a square (a square is 4)."""
+    polygon_tolerances: tuple[float, ...] = (0.04, 0.07, 0.1)
+    """Tolerances (fractions of the perimeter) tried in turn to reduce an outline to four corners."""
+    max_side_ratio: float = 2.5
+    """Longest side / shortest side above which a four-sided outline is no square, however seen."""
+
+    # -- the lattice
+    min_squares: int = 30
+    """Squares that must sit on the lattice before a grid is trusted."""
+    neighbours: int = 25
+    """Nearest outlines considered as each square's neighbours."""
+    seed_walks: int = 6
+    """Seeds tried for the walk from square to square."""
+    seed_walk_enough: int = 60
+    """A walk that labels this many squares ends the search for a better seed."""
+    faint_min_walk: int = 8
+    """Squares a walk must label before the global fit, on a board whose lines are faint."""
+    predict_radius: float = 0.28
+    """How far (in steps) a square may sit from where the walk predicts its neighbour."""
+    size_ratio: tuple[float, float] = (0.65, 1.55)
+    """Range of a neighbour's size relative to the square walked from."""
+    step_follow_within: float = 0.12
+    """A walked step this close (in steps) to the predicted one updates the step, half way."""
+    align_cos: float = 0.9
+    """Cosine at which a square's sides count as running along the lattice's steps (about 25 deg)."""
+    side_in_step: tuple[float, float] = (0.45, 1.25)
+    """Range of a square's side relative to the step along it (two touching tiles are too long)."""
+    fit_inlier_px: float = 0.2
+    """RANSAC's inlier distance for the lattice's homography, in median square sizes."""
+    pickup_residual: float = 0.22
+    """How near a lattice centre (in steps) a square the walk missed must sit to be picked up."""
+    pickup_size_ratio: tuple[float, float] = (0.6, 1.6)
+    """Range of a picked-up square's size relative to the median square."""
+    fit_rounds: int = 8
+    """Rounds of fitting the homography and picking up missed squares."""
+
+    # -- which 15x15 window is the grid
+    window_premium_weight: float = 0.5
+    """Weight of the premium layout's match against the share of squares found in the window."""
+    window_visible_weight: float = 0.2
+    """Weight of how much of the window lies in the frame."""
+    confident_share: float = 0.5
+    """Share of the grid's squares seen at which the grid is called certain (confidence 1)."""
+    max_outside: float = 1.5
+    """How far (in squares) the grid may reach out of the frame before it is refused."""
+
+    # -- snapping to the lines at full resolution
+    refine_square_px: int = 20
+    """Pixels per square of the rectified view the lines are snapped in."""
+    refine_search: float = 1 / 3
+    """How far (in squares) each line is looked for either side of where it was."""
+    refine_pieces: int = 5
+    """Pieces each line is cut into, each snapped on its own (perspective and a warped board)."""
+    refine_peak: float = 1.5
+    """A line's peak must stand this many times above its profile's median to count."""
+    refine_min_points: int = 40
+    """Pieces of line that must be found for a refinement to be tried."""
+    refine_min_inliers: int = 30
+    """Pieces that must agree with the refined grid for it to be kept."""
+    refine_inlier: float = 0.15
+    """RANSAC's inlier distance for the refinement, in squares."""
+    refine_max_move: float = 0.35
+    """A refinement moving a corner further than this (in squares) found something else: dropped."""
+
+    # -- which way up, from the tiles' point values
+    orientation_square_px: int = 32
+    """Pixels per square of the rectified view the tiles' marks are looked for in."""
+    orientation_min_votes: int = 2
+    """Fewer letter-and-digit votes than this and the turn is undecided (confidence 0)."""
+    orientation_full_votes: int = 6
+    """Votes at which agreement alone decides the confidence (fewer weaken it)."""
+
+
+TUNING = FinderTuning()
+"""The finder's tuned numbers."""
