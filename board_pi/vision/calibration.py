@@ -33,7 +33,9 @@ import numpy as np
 
 from board_pi.vision.frames import as_bgr
 from board_pi.vision.geometry import GRID, PREMIUM_MASK, grid_to_image, warp_grid
+from board_pi.vision.empty import EmptyLook
 from board_pi.vision.locate import BoardLocation, find_board
+from board_pi.vision.read import empty_look
 
 FORMAT_VERSION = 1
 MARKER_DICTIONARY = "DICT_4X4_50"
@@ -58,6 +60,8 @@ class Calibration:
     units (0..15 across the grid; markers lie outside it), or empty. ``camera``: the settings the
     frames were taken with (the source, and for picamera2 the frozen exposure and colour gains).
     ``reference``: the check's scores on the calibration frame, which later frames are held to.
+    ``empty``: every square's appearance on the calibration frame of the empty board, under the
+    table's light (the reader weighs blank tiles against empty squares by it), or None.
     """
 
     corners: np.ndarray
@@ -67,6 +71,7 @@ class Calibration:
     camera: dict[str, Any] = field(default_factory=dict)
     reference: dict[str, float] = field(default_factory=dict)
     created: str = ""
+    empty: EmptyLook | None = None
 
     @property
     def location(self) -> BoardLocation:
@@ -87,6 +92,7 @@ class Calibration:
             else None,
             "camera": self.camera,
             "reference": self.reference,
+            "empty": None if self.empty is None else self.empty.to_json(),
         }
 
     @classmethod
@@ -145,8 +151,14 @@ class Calibration:
         for k, v in camera.items():  # given back to the camera as controls: numbers, or a list of them
             if not (isinstance(v, (str, bool)) or number(v) or (isinstance(v, list) and len(v) <= 4 and all(map(number, v)))):
                 raise bad(f"camera setting {str(k)[:40]!r} must be a number, a list of numbers or text")
+        empty = None
+        if data.get("empty") is not None:
+            try:
+                empty = EmptyLook.from_json(data["empty"])
+            except ValueError as e:
+                raise bad(str(e)) from None
         return cls(corners, rotation, frame_size, markers, camera,
-                   {str(k): float(v) for k, v in reference.items()}, str(data.get("created", ""))[:64])
+                   {str(k): float(v) for k, v in reference.items()}, str(data.get("created", ""))[:64], empty)
 
 
 def save(cal: Calibration, path: str | Path) -> Path:
@@ -344,7 +356,9 @@ def calibrate(
     """Make a calibration from one frame: the grid found (or ``corners`` given, upright order).
 
     Markers seen in the frame are recorded in grid units, so later frames can place the grid
-    from them alone. Raises :class:`CalibrationError` when no board is found.
+    from them alone, and every square's appearance (the frame should show the empty board:
+    a square with something on it is told by its colour and left out). Raises
+    :class:`CalibrationError` when no board is found.
     """
     if corners is None:
         loc = find_board(image)
@@ -374,6 +388,7 @@ def calibrate(
         camera=dict(camera or {}),
         reference={"lines": round(fit.lines, 4), "pieces": round(fit.pieces, 4), "premium": round(fit.premium, 4)},
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        empty=empty_look(image, corners),
     )
 
 
@@ -425,7 +440,8 @@ class Tracker:
         if loc is None:
             return None
         new = calibrate(frame, loc.corners, loc.rotation, use_markers=False, camera=cal.camera)
-        self.calibration = replace(new, markers=cal.markers or new.markers)
+        # The empty board's appearance stays the one seen before the tiles went down.
+        self.calibration = replace(new, markers=cal.markers or new.markers, empty=cal.empty or new.empty)
         self.moves += 1
         if self.path is not None:
             save(self.calibration, self.path)

@@ -14,8 +14,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.read import N, Reader, label_of, CLASSES
-from board_pi.vision.render import random_rows, render_board
+from board_pi.vision.render import render_board
 
 
 @dataclass
@@ -60,9 +61,17 @@ class Tally:
         }
 
 
-def game_like_rows(rng: np.random.Generator) -> list[str]:
-    """A held-out board state: 20-45% of squares covered, as in the middle and end of a game."""
-    return random_rows(rng, density=float(rng.uniform(0.2, 0.45)))
+def game_like_rows(rng: np.random.Generator, tiles: TileSet = ENGLISH) -> list[str]:
+    """A held-out board state: 20-45% of squares covered (at most the whole bag), as in the middle
+    and end of a game, its tiles drawn from ``tiles``'s bag, so a reader bound by the set's counts
+    is judged on boards a game can make (a blank as a random letter in lower case)."""
+    bag = [t for t, n in sorted(tiles.full_bag().items()) for _ in range(n)]
+    k = min(len(bag), round(float(rng.uniform(0.2, 0.45)) * N * N))
+    drawn = [bag[i] for i in rng.choice(len(bag), size=k, replace=False)]
+    cells = ["."] * (N * N)
+    for sq, t in zip(rng.choice(N * N, size=k, replace=False), drawn):
+        cells[sq] = str(rng.choice(list(tiles.letters))).lower() if t == "?" else t
+    return ["".join(cells[r * N:(r + 1) * N]) for r in range(N)]
 
 
 def evaluate_synthetic(reader: Reader, seeds: Iterable[int], size: tuple[int, int] = (1280, 960)) -> dict:

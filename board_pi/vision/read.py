@@ -22,15 +22,20 @@ import sys
 import tempfile
 import zipfile
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
 import cv2
 import numpy as np
 
+from board_pi.rules.tiles import ENGLISH, TileSet
+from board_pi.vision.decode import decode, tile_limits
+from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, square_colours, tile_colour,
+                                   weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr, load_image
 from board_pi.vision.geometry import warp_grid
+from board_pi.vision.locate import tile_orientation_votes
 
 N = 15
 CLASSES = "." + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "?"
@@ -40,6 +45,8 @@ SQUARE_PX = 28
 PATCH = 40
 """Side of a square's patch: the square and 6 pixels (about a fifth of a square) around it."""
 PAD = (PATCH - SQUARE_PX) // 2
+EMPTY_CLASS = "."
+BLANK_CLASS = "?"
 MODEL_PATH = Path(__file__).with_name("model") / "tiles.onnx"
 EMBEDDING_FEATURES = 96
 """Features per tile in the committed model's ``embedding`` output, so in an enrolled profile."""
@@ -119,11 +126,40 @@ class Reading:
     confidence: np.ndarray
     """15x15 float32, the probability the reader gives its answer (0 for squares not read)."""
     corners: np.ndarray
+    turn: "Turn | None" = None
+    """Which way up the reader took the board to be, when it was asked to judge (:meth:`Reader.read_upright`)."""
 
     def to_json(self) -> dict:
-        return {"grid": list(self.grid),
-                "confidence": [[round(float(v), 4) for v in row] for row in self.confidence],
-                "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners]}
+        out = {"grid": list(self.grid),
+               "confidence": [[round(float(v), 4) for v in row] for row in self.confidence],
+               "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners]}
+        if self.turn is not None:
+            out["turn"] = self.turn.to_json()
+        return out
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Which way up a board was read: ``degrees`` clockwise the corners given were turned by
+    (0, 90, 180, 270) to put square A1 first; ``tiles`` the tiles that voted;
+    ``confidence`` 0..1 (the likeliest turn's share of the belief over the four); ``decided``
+    False when too few tiles showed to tell, and the corners were kept as given."""
+
+    degrees: int
+    tiles: int
+    confidence: float
+    decided: bool
+
+    def to_json(self) -> dict:
+        return {"degrees": self.degrees, "tiles": self.tiles, "confidence": round(self.confidence, 4),
+                "decided": self.decided}
+
+    @property
+    def message(self) -> str:
+        if not self.decided:
+            return (f"only {self.tiles} tile{'s' if self.tiles != 1 else ''} on the board: too few to tell "
+                    "which way up it is; read with the corners as they were")
+        return f"read turned {self.degrees} degrees ({self.tiles} tiles agree, confidence {self.confidence:.2f})"
 
 
 MAX_PROFILE_BYTES = 64 << 20
@@ -222,7 +258,10 @@ class Reader:
     KNN_WEIGHT = 0.5  # how far an enrolled profile's nearest neighbours override the network
     KNN_TEMPERATURE = 0.05
 
-    def __init__(self, model_path: str | Path = MODEL_PATH, profile: Profile | None = None) -> None:
+    def __init__(self, model_path: str | Path = MODEL_PATH, profile: Profile | None = None,
+                 tiles: TileSet = ENGLISH) -> None:
+        self.tiles = tiles
+        """The tile set on the board: its counts bound the reading, and only its tiles are read."""
         if not Path(model_path).is_file():
             raise ReadError(f"tile model {model_path} is missing: run `make model` to build it")
         self.model_path = Path(model_path)
@@ -275,8 +314,18 @@ class Reader:
     """How far (pixels of the rectified board, about a fourteenth of a square) each shifted cut moves."""
 
     def read(self, image: np.ndarray, corners: np.ndarray,
-             squares: Sequence[tuple[int, int]] | None = None, look_again: bool = True) -> Reading:
+             squares: Sequence[tuple[int, int]] | None = None, look_again: bool = True,
+             committed: Sequence[str] | None = None, empty: EmptyLook | None = None) -> Reading:
         """Read the board in ``image`` whose grid has ``corners``; only ``squares`` if given.
+
+        The squares read are decoded together (:func:`~board_pi.vision.decode.decode`): the
+        likeliest reading in which no tile appears more often than :attr:`tiles` holds, less the
+        tiles of ``committed`` (15 board rows, as the camera writes them) standing on the squares
+        not read. A square moved off its own likeliest class shows the lower belief it now has.
+
+        Before that, each square's colour is weighed against what its square looks like empty
+        (:mod:`~board_pi.vision.empty`): ``empty`` when known (a table's calibration frame of the
+        empty board), else estimated from this photo by the layout's kinds of square.
 
         Squares not read are ``.`` with confidence 0. With ``look_again``, a square read with
         less belief than :attr:`SURE` is read again from its patch cut a little left, right, up
@@ -301,13 +350,93 @@ class Reader:
             unsure = np.flatnonzero(p.max(1) < self.SURE)
             if len(unsure):
                 p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure])
+        if len(sq):
+            p = self.weigh_colour(p, sq, warped, committed, empty)
         grid = [["."] * N for _ in range(N)]
         conf = np.zeros((N, N), np.float32)
-        for (r, c), pr in zip(sq, p):
-            k = int(pr.argmax())
+        for (r, c), pr, k in zip(sq, p, self.decode(p, sq, committed)):
             grid[r][c] = CLASSES[k]
             conf[r, c] = pr[k]
         return Reading(tuple("".join(row) for row in grid), conf, corners)
+
+    def weigh_colour(self, probs: np.ndarray, squares: Sequence[tuple[int, int]], warped: np.ndarray,
+                     committed: Sequence[str] | None = None, empty: EmptyLook | None = None) -> np.ndarray:
+        """``probs`` with blank against empty weighed anew by each square's colour against its
+        empty colour and the tiles' colour; the tiles are the squares read surely as letters and
+        the committed lettered tiles."""
+        colours = square_colours(warped, SQUARE_PX, PAD)
+        letters = np.array([c not in (EMPTY_CLASS, BLANK_CLASS) for c in CLASSES])
+        tiles = np.zeros((N, N), bool)
+        for (r, c), pr in zip(squares, probs):
+            tiles[r, c] = pr[letters].max() >= SURE_LETTER
+        read = set(squares)
+        for r, row in enumerate(committed or ()):
+            for c, t in enumerate(row):
+                if (r, c) not in read and t.isupper():
+                    tiles[r, c] = True
+        look = EmptyLook.from_photo(colours, tiles) if empty is None else empty.seen_in(colours, tiles)
+        odds = colour_log_odds(colours, look, tile_colour(colours, tiles))
+        rows, cols = np.array(squares).T
+        return weigh_blank_against_empty(probs, odds[rows, cols], CLASSES.index(EMPTY_CLASS), CLASSES.index(BLANK_CLASS))
+
+    def decode(self, probs: np.ndarray, squares: Sequence[tuple[int, int]],
+               committed: Sequence[str] | None = None) -> np.ndarray:
+        """The class of each of ``squares`` read together under the tile set's counts."""
+        read = set(squares)
+        on_board = [] if committed is None else [
+            t for r, row in enumerate(committed) for c, t in enumerate(row) if (r, c) not in read]
+        return decode(probs, CLASSES, tile_limits(self.tiles.full_bag(), on_board))
+
+    TURN_TILES = 3
+    """Tiles needed before the reader judges which way up a board is."""
+    VOTE_RIGHT = 0.75
+    """How often a letter-and-value vote for a turn is taken to be right."""
+    TURN_VOTERS = 24
+    """The most tiles read at each of the four turns: enough to decide, and a bound on the time."""
+
+    def read_upright(self, image: np.ndarray, corners: np.ndarray) -> Reading:
+        """Read the board whichever way up it lies in the photo: the tiles are read at all four
+        turns and the likeliest kept (the premium layout is the same all four ways; a tile's
+        letter is not). :attr:`Reading.turn` says which, and whether there were enough tiles to
+        tell (:attr:`TURN_TILES`); too few, and the corners are kept as given. The tiles' point
+        values vote as well, where they can be seen."""
+        reading = self.read(image, corners)
+        try:
+            image = as_bgr(image)
+        except FrameSourceError as e:
+            raise ReadError(str(e)) from None
+        corners = np.asarray(corners, np.float32).reshape(4, 2)
+        warped = _warp(image, corners)
+        # Tiles, not only letters: a letter seen sideways may read as a blank tile.
+        lettered = np.array([[ch != EMPTY_CLASS for ch in row] for row in reading.grid])
+        n = int(lettered.sum())
+        if n < self.TURN_TILES:
+            return replace(reading, turn=Turn(0, n, 0.0, False))
+        # Tiles spread over the board vote (not the surest as read: those are the letters that
+        # look alike either way up, O, S, Z, N): their belief in their best letter at each turn.
+        placed = list(zip(*np.nonzero(lettered)))
+        sure = [placed[i] for i in np.linspace(0, n - 1, min(n, self.TURN_VOTERS)).round().astype(int)]
+        mask = np.zeros((N, N), bool)
+        mask[tuple(np.array(sure).T)] = True
+        letters = np.array([ch not in (EMPTY_CLASS, BLANK_CLASS) for ch in CLASSES])
+        score = np.zeros(4)
+        for k in range(4):
+            # Corners rolled by k (A1 at what was the k-th corner) are this view of the board.
+            turned, where = np.ascontiguousarray(np.rot90(warped, k)), np.rot90(mask, k)
+            p, _ = self.run(patches(turned, list(zip(*np.nonzero(where)))))
+            score[k] = float(np.log(np.maximum(p[:, letters].max(axis=1), 1e-6)).sum())
+        # The tiles' point values, printed at the bottom right of their letters, vote too: each
+        # letter with its value diagonally beside it (locate.tile_orientation_votes), taken as
+        # right three times in four. Where they are many they decide; the letters break ties.
+        votes = tile_orientation_votes(cv2.cvtColor(warp_grid(image, corners, 32), cv2.COLOR_BGR2GRAY))
+        score += votes * np.log(self.VOTE_RIGHT) + (votes.sum() - votes) * np.log((1 - self.VOTE_RIGHT) / 3)
+        post = np.exp(score - score.max())
+        post /= post.sum()
+        k = int(post.argmax())
+        turn = Turn(90 * k, len(sure), float(post[k]), True)
+        if k == 0:
+            return replace(reading, turn=turn)
+        return replace(self.read(image, np.roll(corners, -k, axis=0)), turn=turn)
 
     def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]], p0: np.ndarray) -> np.ndarray:
         """Class probabilities averaged over the centred cut (``p0``) and four shifted ones."""
@@ -317,6 +446,12 @@ class Reader:
                 for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d)) for r, c in squares]
         p, _ = self.run(np.stack(cuts))
         return (p0 + p.reshape(4, len(squares), -1).sum(0)) / 5
+
+
+def empty_look(image: np.ndarray, corners: np.ndarray) -> EmptyLook:
+    """Every square's empty appearance, from a frame of the empty board (a table's calibration
+    frame) whose grid has ``corners``: what :meth:`Reader.read` takes as ``empty``."""
+    return EmptyLook.from_frame(square_colours(_warp(as_bgr(image), corners), SQUARE_PX, PAD))
 
 
 class NoBoard(ReadError):

@@ -1,0 +1,117 @@
+"""The board read as a whole: the likeliest reading that the tile set allows.
+
+The tile model judges each square on its own, so nothing stops it from seeing a fourth blank in
+English (pale lavender squares read as blank tiles) or a tenth I. A tile set has known counts,
+and the tiles already committed on the board use some of them. :func:`decode` chooses, for the
+squares being read, the classes that together are likeliest under the model (the sum of the
+log-probabilities) while no tile appears more often than the set holds. Only the picture's class
+probabilities and the tile set are consulted, never a word list: a phony still reads as it is.
+
+It is exact, a min-cost flow: the squares' own likeliest classes come first, then each tile too
+many is moved along the cheapest chain of changes (one square to its next likeliest class, or a
+square of that class to another, and so on) to a class with room, as found by a shortest path
+over the classes. That is a few milliseconds for a whole board, and nothing when the squares'
+own choices are already within the counts.
+
+>>> import numpy as np
+>>> classes = (".", "A", "?")
+>>> p = np.array([[0.1, 0.2, 0.7], [0.3, 0.1, 0.6], [0.05, 0.05, 0.9]])
+>>> [classes[k] for k in decode(p, classes, {"A": 9, "?": 2})]   # three blanks seen, two allowed
+['?', '.', '?']
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+EMPTY = "."
+BLANK = "?"
+_FLOOR = 1e-6  # the least probability a class is given, so that every change has a finite cost
+
+
+def tile_limits(full_bag: Mapping[str, int], committed: Iterable[str] = ()) -> dict[str, int]:
+    """How many more of each tile may be read: the set's count less the tiles ``committed``.
+
+    ``full_bag`` is a tile set's :meth:`~board_pi.rules.tiles.TileSet.full_bag` (tile -> count,
+    blanks as ``?``); ``committed`` the tiles already on the board outside the squares being read,
+    as the camera writes them (a blank as ``?``, or as its letter in lower case). Squares that
+    hold more of a tile than the set has (a board set up by hand) leave none of it, not fewer.
+
+    >>> tile_limits({"A": 9, "Z": 1, "?": 2}, ["Z", "a", "A", "."])
+    {'A': 8, 'Z': 0, '?': 1}
+    """
+    used = Counter(BLANK if t.islower() else t for t in committed if t != EMPTY)
+    return {t: max(0, int(n) - used[t]) for t, n in full_bag.items()}
+
+
+def decode(probs: np.ndarray, classes: Sequence[str], limits: Mapping[str, int]) -> np.ndarray:
+    """The class (an index into ``classes``) of each square: the likeliest reading within ``limits``.
+
+    ``probs`` is (squares, classes), each row a square's class probabilities. ``limits`` gives,
+    for each tile, how many of the squares at most may read as it; ``.`` (empty) has no limit,
+    and a class the limits do not name (a glyph of another tile set) may not be read at all.
+    """
+    p = np.asarray(probs, np.float64)
+    n, k = p.shape
+    if k != len(classes):
+        raise ValueError(f"{k} class probabilities per square but {len(classes)} classes")
+    cap = np.array([n if c == EMPTY else int(limits.get(c, 0)) for c in classes], np.int64)
+    if EMPTY not in classes:
+        raise ValueError("the classes must include '.' (an empty square)")
+    cost = -np.log(np.maximum(p, _FLOOR))
+    choice = cost.argmin(axis=1)
+    count = np.bincount(choice, minlength=k)
+    # Each tile too many moves along the cheapest chain of changes to a class with room. The
+    # class graph's edge a -> b costs the least extra of moving one square now read as a to b;
+    # the first choices are each square's best, so no cycle of moves gains (no negative cycle),
+    # and each shortest chain keeps it so: the result is the min-cost reading within the limits.
+    w = np.full((k, k), np.inf)  # w[a, b]: the edge's cost, and who[a, b] the square moved
+    who = np.full((k, k), -1, np.int64)
+    stale = set(np.flatnonzero(count).tolist())
+    while True:
+        over = np.flatnonzero(count > cap)
+        if len(over) == 0:
+            return choice
+        src = int(over[0])
+        for a in stale:  # only the classes a move changed
+            members = np.flatnonzero(choice == a)
+            w[a], who[a] = np.inf, -1
+            if len(members):
+                extra = cost[members] - cost[members, a][:, None]  # (m, k)
+                best = extra.argmin(axis=0)
+                w[a] = extra[best, np.arange(k)]
+                w[a, a] = np.inf
+                who[a] = members[best]
+        stale = set()
+        # Bellman-Ford from the over-full class (k is small; edges may be negative after moves).
+        dist = np.full(k, np.inf)
+        dist[src] = 0.0
+        prev = np.full(k, -1, np.int64)
+        for _ in range(k - 1):
+            via = dist[:, None] + w  # (a, b)
+            a_best = via.argmin(axis=0)
+            cand = via[a_best, np.arange(k)]
+            better = cand < dist - 1e-12
+            if not better.any():
+                break
+            dist = np.where(better, cand, dist)
+            prev = np.where(better, a_best, prev)
+        room = np.flatnonzero((count < cap) & np.isfinite(dist))
+        if len(room) == 0:
+            raise ValueError("no reading fits the tile limits")  # cannot happen: '.' has room for all
+        dst = int(room[np.argmin(dist[room])])
+        # Walk the chain back, moving one square along each edge.
+        b = dst
+        moves = []
+        while b != src:
+            a = int(prev[b])
+            moves.append((int(who[a, b]), b))
+            b = a
+        for square, to in moves:
+            stale.update((int(choice[square]), to))
+            count[choice[square]] -= 1
+            choice[square] = to
+            count[to] += 1

@@ -1,0 +1,203 @@
+"""What an empty square looks like, so that an empty square is not read as a blank tile.
+
+A blank tile has no letter, so the tile model tells it from an empty square by colour and by the
+tile's edges alone, and it was trained on boards it has seen: on a board whose plain or premium
+squares are nearly a tile's colour (pale lavender, cream) it reads empty squares as blanks, and
+blank tiles standing on such a board as empty. The board itself says what empty looks like:
+
+- in a single photo, each kind of square (plain, double and triple letter, double and triple
+  word: the layout says which square is which) has one printed colour. Most squares of each kind
+  are empty, and those with a letter on them the model reads surely, so the median colour of
+  the rest of each kind, under a light that changes smoothly across the board (a plane fitted to
+  the squares), is that kind's empty colour here;
+- at a table, the calibration frame of the empty board gives every square's own empty colour
+  under that light and camera (kept with the calibration: :meth:`EmptyLook.from_frame`).
+
+Each square's colour is then judged against its own empty colour and against the colour of the
+set's tiles (the tiles read surely as letters): the odds of "blank tile" against "empty" the
+model gives are multiplied by how much likelier the colour is under one than under the other.
+Letters keep their own probabilities; only the picture is consulted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from board_pi.rules.board import STANDARD, Premium, Square
+
+N = 15
+KINDS = (Premium.NONE, Premium.DOUBLE_LETTER, Premium.TRIPLE_LETTER, Premium.DOUBLE_WORD, Premium.TRIPLE_WORD)
+KIND = np.array([[KINDS.index(STANDARD.premium(Square(r, c))) for c in range(N)] for r in range(N)], np.int64)
+"""Each square's kind (an index into :data:`KINDS`) on the standard layout."""
+
+SURE_LETTER = 0.9
+"""A square read as a letter with this belief is a tile for the estimates (its colour is no
+empty square's, and it shows the set's tile colour)."""
+MIN_SPREAD = 4.0
+"""The least spread (CIELAB units) a colour is taken to have: no two photos of the same square
+agree better than this (noise, JPEG, the light's small changes)."""
+MAX_LOG_ODDS = 6.0
+"""The most the colour may shift the blank-against-empty log-odds either way: the colour is
+evidence, not proof (a shadow, a glare spot, a tile half off its square)."""
+MIN_TILES = 3
+"""Tiles read surely as letters needed before their colour is trusted as the set's tile colour."""
+TAIL = 3.0
+"""Degrees of freedom of the colours' heavy-tailed spread (a Student t): few, so that one odd
+square (a shadow, glare) is not taken for proof."""
+
+
+def square_colours(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
+    """Each square's colour (CIELAB, float 0..255 scale, (15, 15, 3)): the per-channel median of
+    the middle half of the square, where a tile's letter takes a minority of the pixels and
+    neither its edges nor the grid lines fall."""
+    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
+    g = lab[pad:pad + N * square_px, pad:pad + N * square_px].reshape(N, square_px, N, square_px, 3)
+    a, b = square_px // 4, square_px - square_px // 4
+    inner = g[:, a:b:2, :, a:b:2].transpose(0, 2, 1, 3, 4).reshape(N, N, -1, 3)  # every other pixel: enough
+    return np.median(inner, axis=2).astype(np.float32)
+
+
+@dataclass(frozen=True, eq=False)
+class EmptyLook:
+    """Every square's colour when empty (``colour``, CIELAB (15, 15, 3); NaN where unknown) and how
+    far a square's colour strays from it on an empty square (``spread``, per square, CIELAB units)."""
+
+    colour: np.ndarray
+    spread: np.ndarray
+
+    @classmethod
+    def from_photo(cls, colours: np.ndarray, tiles: np.ndarray) -> "EmptyLook":
+        """Each kind's empty colour in this photo, under a light that changes smoothly.
+
+        ``colours`` from :func:`square_colours`; ``tiles`` (15, 15) bool, the squares known to
+        hold tiles (read surely as letters), left out. Each kind's colour is the median of its
+        squares (most are empty, so a blank tile or a shadow does not move it), the light a plane
+        across the board fitted to what is left once each kind's colour is taken away, and the
+        kinds' colours taken again from the squares with the light taken away.
+        """
+        colour = np.full((N, N, 3), np.nan, np.float32)
+        spread = np.full((N, N), np.nan, np.float32)
+        free = ~tiles
+        kinds = [k for k in range(len(KINDS)) if int((free & (KIND == k)).sum()) >= 2]
+        if not kinds or int(free.sum()) < 10:
+            return cls(colour, spread)  # a board covered in tiles: nothing to go by
+        c = colours.astype(np.float64)
+        rr, cc = np.mgrid[0:N, 0:N].astype(np.float64) / (N - 1) - 0.5
+        plane = np.zeros((N, N, 3))
+        for _ in range(2):
+            flat = c - plane
+            mid = np.zeros((N, N, 3))
+            for k in kinds:
+                mid[KIND == k] = np.median(flat[free & (KIND == k)], axis=0)
+            known = np.isin(KIND, kinds)
+            res = c - mid
+            use = free & known
+            # The light: least squares on the squares that fit their kind (not blanks, shadows).
+            dev = np.linalg.norm(res - plane, axis=2)
+            use &= dev <= max(float(np.percentile(dev[use], 80)), MIN_SPREAD)
+            X = np.stack([np.ones(int(use.sum())), rr[use], cc[use]], 1)
+            beta, *_ = np.linalg.lstsq(X, res[use], rcond=None)
+            beta[0] = 0  # the kinds' medians carry the level
+            plane = rr[..., None] * beta[1] + cc[..., None] * beta[2]
+        fit = mid + plane
+        dev = np.linalg.norm(c - fit, axis=2)
+        for k in kinds:
+            m = free & (KIND == k)
+            s = 1.4826 * float(np.median(dev[m]))  # robust: a few tiles among them do not count
+            colour[KIND == k] = fit[KIND == k]
+            spread[KIND == k] = max(s, MIN_SPREAD)
+        return cls(colour, spread)
+
+    @classmethod
+    def from_frame(cls, colours: np.ndarray) -> "EmptyLook":
+        """Every square's own empty colour, from a frame of the empty board (a table's calibration
+        frame): shadows, glare and the light's fall-off are each square's own, and stay so while
+        the camera and the lamp do. Its colour is known to within one frame's noise."""
+        colour = colours.astype(np.float32).copy()
+        return cls(colour, np.where(np.isfinite(colour).all(axis=2), MIN_SPREAD, np.nan).astype(np.float32))
+
+    def seen_in(self, colours: np.ndarray, tiles: np.ndarray) -> "EmptyLook":
+        """This look in a frame whose squares have ``colours``, where ``tiles`` hold tiles: the
+        colours moved by the frame's overall change of colour since (a camera whose exposure was
+        not frozen, a lamp switched on), the median over the empty squares known; squares whose
+        empty colour is not known take the frame's own estimate (:meth:`from_photo`)."""
+        free = ~tiles & np.isfinite(self.colour).all(axis=2)
+        colour = self.colour.copy()
+        if free.sum() >= 10:
+            colour += np.median(colours[free] - self.colour[free], axis=0).astype(np.float32)
+        unknown = ~np.isfinite(colour).all(axis=2)
+        spread = self.spread.copy()
+        if unknown.any():
+            own = EmptyLook.from_photo(colours, tiles)
+            colour[unknown], spread[unknown] = own.colour[unknown], own.spread[unknown]
+        return EmptyLook(colour, spread)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"colour": [[None if not np.isfinite(v[0]) else [round(float(x), 1) for x in v] for v in row]
+                           for row in self.colour],
+                "spread": [[None if not np.isfinite(v) else round(float(v), 2) for v in row] for row in self.spread]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "EmptyLook":
+        """The inverse of :meth:`to_json`; ValueError when ``data`` is not one."""
+        try:
+            colour = np.array([[[np.nan] * 3 if v is None else v for v in row] for row in data["colour"]], np.float32)
+            spread = np.array([[np.nan if v is None else v for v in row] for row in data["spread"]], np.float32)
+        except (TypeError, KeyError, ValueError) as e:
+            raise ValueError(f"not an empty board's appearance ({e})") from None
+        if colour.shape != (N, N, 3) or spread.shape != (N, N):
+            raise ValueError("an empty board's appearance has 15 x 15 squares of 3 colour values and a spread")
+        ok = np.isfinite(colour).all(axis=2)
+        if (np.abs(colour[ok]) > 1000).any() or not (spread[ok] > 0).all() or (spread[ok] > 1000).any():
+            raise ValueError("an empty board's appearance holds colours or spreads out of range")
+        return cls(colour, spread)
+
+
+def tile_colour(colours: np.ndarray, tiles: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The set's tile colour and its spread, from the squares ``tiles`` read surely as letters;
+    None with fewer than :data:`MIN_TILES` of them."""
+    if int(tiles.sum()) < MIN_TILES:
+        return None
+    c = colours[tiles].astype(np.float64)
+    mu = np.median(c, axis=0)
+    spread = 1.4826 * float(np.median(np.linalg.norm(c - mu, axis=1)))
+    return mu.astype(np.float32), max(spread, MIN_SPREAD)
+
+
+def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray, float] | None) -> np.ndarray:
+    """(15, 15): the log of how much likelier each square's colour is on a tile than on its empty
+    square, clipped to :data:`MAX_LOG_ODDS`; 0 where the empty colour is unknown.
+
+    Each colour is taken as spread about its centre with heavy tails (a Student t in CIELAB with
+    :data:`TAIL` degrees of freedom): a square far from both (a shadow, the light at the board's
+    edge) is not much likelier one than the other. With no tile colour known, a tile is taken as
+    anything three spreads or more from the empty colour.
+    """
+    def log_density(d2: np.ndarray) -> np.ndarray:
+        return -(TAIL + 3) / 2 * np.log1p(d2 / TAIL)
+
+    d2 = np.sum((colours - look.colour) ** 2, axis=2) / look.spread ** 2
+    if tile is None:
+        log_odds = log_density(np.full_like(d2, 9.0)) - log_density(d2)
+    else:
+        mu, s = tile
+        t2 = np.sum((colours - mu) ** 2, axis=2) / s ** 2
+        log_odds = log_density(t2) - log_density(d2) + 3.0 * np.log(look.spread / s)
+    return np.clip(np.nan_to_num(log_odds, nan=0.0), -MAX_LOG_ODDS, MAX_LOG_ODDS).astype(np.float32)
+
+
+def weigh_blank_against_empty(probs: np.ndarray, log_odds: np.ndarray, empty: int, blank: int) -> np.ndarray:
+    """``probs`` (n, classes) with the mass the model gives to empty and blank shared anew between
+    them by the colour's ``log_odds`` (n,); every other class keeps its probability."""
+    p = np.array(probs, np.float64, copy=True)
+    pe, pb = p[:, empty], p[:, blank]
+    both = pe + pb
+    z = np.log(np.maximum(pb, 1e-9)) - np.log(np.maximum(pe, 1e-9)) + log_odds
+    share = 1.0 / (1.0 + np.exp(-z))
+    p[:, blank] = both * share
+    p[:, empty] = both * (1 - share)
+    return p.astype(np.float32)

@@ -1,0 +1,147 @@
+"""What an empty square looks like (vision/empty.py): each kind's colour estimated from a board's
+own squares, every square's from a calibration frame, and blank against empty weighed by it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from board_pi.vision.empty import (KIND, KINDS, EmptyLook, colour_log_odds, tile_colour,
+                                   weigh_blank_against_empty)
+
+# Lavender plain squares, cream tiles: the board the tile model reads blanks on.
+KIND_COLOURS = np.array([[200, 140, 110], [170, 110, 100], [120, 120, 90], [180, 160, 120], [110, 170, 150]], np.float32)
+TILE = np.array([215, 128, 140], np.float32)
+
+
+def _board(rng: np.random.Generator, tiles: np.ndarray, blanks: list[tuple[int, int]]) -> np.ndarray:
+    rr, cc = np.mgrid[0:15, 0:15].astype(np.float32) / 14 - 0.5
+    light = (12 * rr - 8 * cc)[..., None] * np.array([1, 0.2, 0.1], np.float32)  # light from one side
+    colours = KIND_COLOURS[KIND] + light + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
+    colours[tiles] = TILE + light[tiles] + rng.normal(0, 3, (int(tiles.sum()), 3)).astype(np.float32)
+    for r, c in blanks:
+        colours[r, c] = TILE + light[r, c]
+    return colours
+
+
+def _tiles() -> np.ndarray:
+    tiles = np.zeros((15, 15), bool)
+    tiles[7, 3:12] = True
+    tiles[2:9, 6] = True
+    return tiles
+
+
+def test_each_kind_of_square_is_found_under_a_light_that_changes_across_the_board() -> None:
+    rng = np.random.default_rng(0)
+    tiles = _tiles()
+    colours = _board(rng, tiles, blanks=[(10, 10), (11, 4)])
+    look = EmptyLook.from_photo(colours, tiles)
+    rr, cc = np.mgrid[0:15, 0:15].astype(np.float32) / 14 - 0.5
+    truth = KIND_COLOURS[KIND] + (12 * rr - 8 * cc)[..., None] * np.array([1, 0.2, 0.1], np.float32)
+    err = np.linalg.norm(look.colour - truth, axis=2)
+    assert np.median(err) < 2 and err.max() < 5
+    assert (look.spread >= 4).all() and (look.spread < 8).all()
+
+
+def test_an_empty_square_weighs_towards_empty_and_a_blank_tile_towards_a_tile() -> None:
+    rng = np.random.default_rng(1)
+    tiles = _tiles()
+    blanks = [(10, 10), (11, 4)]
+    colours = _board(rng, tiles, blanks)
+    look = EmptyLook.from_photo(colours, tiles)
+    odds = colour_log_odds(colours, look, tile_colour(colours, tiles))
+    empty = ~tiles
+    for r, c in blanks:
+        empty[r, c] = False
+        assert odds[r, c] > 3
+    assert np.median(odds[empty]) < -3 and (odds[empty] < 0).mean() > 0.95
+    # The model's confident "blank" on an empty square is overturned, its letters untouched.
+    p = np.array([[0.06, 0.02, 0.92], [0.5, 0.4, 0.1]], np.float32)  # (., A, ?)
+    q = weigh_blank_against_empty(p, np.array([-6.0, 6.0], np.float32), empty=0, blank=2)
+    assert q[0].argmax() == 0 and q[1].argmax() == 2
+    assert q[:, 1] == pytest.approx(p[:, 1]) and q.sum(1) == pytest.approx(1)
+
+
+def test_without_tiles_to_go_by_a_tile_is_what_is_far_from_empty() -> None:
+    rng = np.random.default_rng(2)
+    colours = _board(rng, np.zeros((15, 15), bool), blanks=[(3, 3)])
+    look = EmptyLook.from_photo(colours, np.zeros((15, 15), bool))
+    assert tile_colour(colours, np.zeros((15, 15), bool)) is None
+    odds = colour_log_odds(colours, look, None)
+    assert odds[3, 3] > 2 and np.median(odds) < -1
+
+
+def test_a_calibration_frame_gives_every_square_its_own_colour() -> None:
+    rng = np.random.default_rng(3)
+    frame = _board(rng, np.zeros((15, 15), bool), blanks=[])
+    frame[4:6, 9:12] -= np.float32([30, 0, 0])  # a shadow that stays where it falls
+    look = EmptyLook.from_frame(frame)
+    assert np.allclose(look.colour, frame)
+    look.colour[4, 9] = np.nan  # a square whose empty look is not known
+    known = np.isfinite(look.colour).all(axis=2)
+    # Later frames: the exposure changed (everything 10 lighter), tiles went down.
+    tiles = _tiles()
+    later = _board(np.random.default_rng(3), tiles, blanks=[]) + np.float32([10, 0, 0])
+    later[4:6, 9:12] -= np.float32([30, 0, 0])
+    seen = look.seen_in(later, tiles)
+    assert np.isfinite(seen.colour).all()
+    free = ~tiles & known
+    assert np.median(np.linalg.norm(seen.colour[free] - later[free], axis=1)) < 3
+    # It goes to JSON and back (a calibration file), and damaged JSON is refused.
+    back = EmptyLook.from_json(json.loads(json.dumps(look.to_json())))
+    assert np.allclose(back.colour[known], look.colour[known], atol=0.06)
+    assert not np.isfinite(back.colour[4, 9]).any()
+    for bad in ({}, {"colour": [[1, 2]], "spread": []}, {"colour": look.to_json()["colour"], "spread": [[-1] * 15] * 15}):
+        with pytest.raises(ValueError):
+            EmptyLook.from_json(bad)
+
+
+def test_a_board_covered_in_tiles_leaves_empty_unknown() -> None:
+    colours = np.tile(TILE, (15, 15, 1))
+    look = EmptyLook.from_photo(colours, np.ones((15, 15), bool))
+    assert not np.isfinite(look.colour).any()
+    assert (colour_log_odds(colours, look, (TILE, 4.0)) == 0).all()
+
+
+def test_kinds_follow_the_layout() -> None:
+    assert len(KINDS) == 5 and KIND[7, 7] == KINDS.index(KINDS[3]) and KIND[0, 0] == 4 and KIND[0, 1] == 0
+
+
+def test_a_real_photo_of_squares_the_tiles_colour_reads_no_phantom_blanks(shared_data) -> None:
+    # The 2015 game's tuning photo (tests/data/real_split.json): its empty squares are nearly the
+    # tiles' colour, and the tile model alone reads three of them as blank tiles.
+    from pathlib import Path
+
+    from board_pi.vision.frames import load_image
+    from board_pi.vision.read import CLASSES, Reader, _warp, patches
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    name = "IMG_20151016_170219.jpg"
+    truth = json.loads((data / "jheidel_labels.json").read_text())["photos"][name]
+    corners = np.float32(json.loads((data / "jheidel_corners.json").read_text())["photos"][name]["corners"])
+    image = load_image(shared_data / "real-photos" / "jheidel-game" / name)
+    reader = Reader()
+    reading = reader.read(image, corners)
+    wrong = [(r, c) for r in range(15) for c in range(15) if reading.grid[r][c] != truth[r][c]]
+    assert wrong == []
+    # The colours are what put it right: the model's own likeliest classes read blanks there.
+    probs, _ = reader.run(patches(_warp(image, corners), [(r, c) for r in range(15) for c in range(15)]))
+    assert sum(CLASSES[k] == "?" for k in probs.argmax(1)) >= 2
+
+
+def test_a_calibration_keeps_the_empty_boards_look(tmp_path) -> None:
+    from board_pi.vision.calibration import CalibrationError, calibrate, load, save
+    from board_pi.vision.render import render_board
+
+    r = render_board(["." * 15] * 15, seed=20_200_001, hand=False)
+    cal = calibrate(r.image, corners=r.corners, use_markers=False)
+    assert cal.empty is not None and np.isfinite(cal.empty.colour).all()
+    back = load(save(cal, tmp_path / "cal.json"))
+    assert back.empty is not None and np.allclose(back.empty.colour, cal.empty.colour, atol=0.06, equal_nan=True)
+    data = json.loads((tmp_path / "cal.json").read_text())
+    data["empty"]["spread"] = "lots"
+    (tmp_path / "bad.json").write_text(json.dumps(data))
+    with pytest.raises(CalibrationError, match="empty board"):
+        load(tmp_path / "bad.json")

@@ -1,0 +1,62 @@
+"""Which way up (Reader.read_upright): the tiles read at all four turns, the likeliest kept."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from board_pi.vision.evaluate import game_like_rows
+from board_pi.vision.read import Reader
+from board_pi.vision.render import render_board
+
+
+@pytest.fixture(scope="module")
+def reader() -> Reader:
+    return Reader()
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_a_board_given_turned_is_read_upright(reader: Reader, k: int) -> None:
+    rows = game_like_rows(np.random.default_rng(20_300_000 + k))
+    r = render_board(rows, seed=20_300_000 + k, hand=False)
+    upright = reader.read(r.image, r.corners)
+    got = reader.read_upright(r.image, np.roll(r.corners, k, axis=0))
+    assert got.turn is not None and got.turn.decided and got.turn.degrees == 90 * k
+    assert got.turn.confidence > 0.9
+    assert got.grid == upright.grid
+    assert np.allclose(got.corners, r.corners)
+    assert got.to_json()["turn"] == {"degrees": 90 * k, "tiles": got.turn.tiles,
+                                     "confidence": round(got.turn.confidence, 4), "decided": True}
+
+
+def test_an_upright_board_stays_as_it_is(reader: Reader) -> None:
+    rows = game_like_rows(np.random.default_rng(20_300_010))
+    r = render_board(rows, seed=20_300_010, hand=False)
+    got = reader.read_upright(r.image, r.corners)
+    assert got.turn is not None and got.turn.decided and got.turn.degrees == 0
+    assert got.grid == reader.read(r.image, r.corners).grid
+
+
+def test_too_few_tiles_to_tell_is_said(reader: Reader) -> None:
+    rows = ["." * 15] * 7 + [".......AT......"] + ["." * 15] * 7
+    r = render_board(rows, seed=20_300_020, hand=False)
+    got = reader.read_upright(r.image, np.roll(r.corners, 1, axis=0))
+    assert got.turn is not None and not got.turn.decided and got.turn.tiles == 2
+    assert got.turn.degrees == 0 and np.allclose(got.corners, np.roll(r.corners, 1, axis=0))
+    assert "too few to tell which way up" in got.turn.message
+
+
+def test_real_photos_given_turned(reader: Reader, shared_data: Path) -> None:
+    # The tuning photos of the real 2015 game with tiles on them (tests/data/real_split.json).
+    from board_pi.vision.frames import load_image
+
+    labels = json.loads((Path(__file__).resolve().parents[1] / "data" / "jheidel_corners.json").read_text())["photos"]
+    name = "IMG_20151016_165946.jpg"
+    image = load_image(shared_data / "real-photos" / "jheidel-game" / name)
+    corners = np.float32(labels[name]["corners"])
+    for k in (1, 3):
+        got = reader.read_upright(image, np.roll(corners, k, axis=0))
+        assert got.turn is not None and got.turn.decided and got.turn.degrees == 90 * k
