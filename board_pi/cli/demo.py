@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..cli import UsageError
+from .main import UsageError
 from ..clock import TimeControl
 from ..rules.board import Coordinate
 from ..rules.game import ChallengeRule, Game, GameRules, Passed
@@ -30,8 +30,8 @@ from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg, repla
 from ..rules.judge import WordJudge
 from ..rules.play import Play
 from ..rules.tiles import ENGLISH
-from .store import Journal
-from .table import Table
+from ..table.store import Journal
+from ..table.table import Table
 
 BUNDLED = "demo.gcg"
 
@@ -172,7 +172,7 @@ def challenge_rule(rec: GcgRecord) -> ChallengeRule:
 SPEEDS = (0.1, 10_000.0)  # slow motion to far faster than a game; "max" is as fast as possible
 
 
-def run(args: argparse.Namespace) -> int:
+def cmd_demo(args: argparse.Namespace) -> int:
     try:
         speed = None if str(args.speed).strip() == "max" else float(args.speed)
     except ValueError:
@@ -219,7 +219,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
                 say: Any = print, data_dir: str | None = None, seed: int = 1) -> DemoResult:
     """Act out ``rec`` at a simulated table; returns the scores and how the reading went."""
     from ..wordlists import load_lexicon
-    from .vision import VisionReader
+    from ..table.vision import VisionReader
 
     check = replay(rec)
     names = check.game.players
