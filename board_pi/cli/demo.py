@@ -67,6 +67,8 @@ class ScriptedCamera:
     rest) and differ by sensor noise; a hand over the board changes everything it covers.
     """
 
+    FPS = 10.0  # the simulated camera's frame rate: its time is its frames
+
     def __init__(self, seed: int, size: tuple[int, int] = (1280, 960)) -> None:
         self._rows = ["." * 15] * 15
         self.seed = seed
@@ -78,6 +80,11 @@ class ScriptedCamera:
         self.last_corners: Any = None
         self.render_seconds = 0.0
         self._cache: tuple[int, Any] | None = None
+
+    def time(self) -> float:
+        """The camera's own time, in seconds of frames taken: the table's still-board wait is
+        timed by it, so a slow machine drawing the frames does not make the table give up."""
+        return self.frame_no / self.FPS
 
     @property
     def rows(self) -> list[str]:
@@ -232,7 +239,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
     camera = ScriptedCamera(seed)
     reader = VisionReader(tracker=_setup_calibration(camera))
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
-                  time_source=clock_time)
+                  time_source=clock_time, camera_time=camera.time)
     table.new_game(names, rules, TimeControl(minutes=25), meta={"lexicon": "default", "demo": True})
     server = None
     if web:
