@@ -8,8 +8,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..config import (DEFAULT_CONFIG_PATH, SECTIONS, BadPin, ConfigError, check_ready, find_config, hash_pin,
-                      load_config, template_text, validate_pin)
+from ..config import DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, check_ready, find_config, load_config, template_text
+from ..pin import BadPin, DirectorStoreError, hash_pin, save_pin_hash, validate_pin
 from .main import UsageError
 
 
@@ -54,8 +54,6 @@ def cmd_config(args: Any) -> int:
     if action == "set-pin":
         # The hash goes to the data directory (the service's own state directory), the one
         # place the installed service can write: the page keeps a PIN chosen there too.
-        from ..web.director import DirectorStoreError, save_pin_hash
-
         path = find_config(args.config) or DEFAULT_CONFIG_PATH
         if not path.is_file():
             raise UsageError(f"{path}: no such file (write one with `board-pi config init {path}`)")
