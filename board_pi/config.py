@@ -754,3 +754,13 @@ def _calibration_problem(path: Path) -> str | None:
 def template_text() -> str:
     """The commented configuration template (every setting, its default, what it does)."""
     return resources.files("board_pi").joinpath("config_template.toml").read_text(encoding="utf-8")
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -8,7 +8,8 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..config import DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, check_ready, find_config, load_config, template_text
+from ..config import (DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, _toml_value, check_ready, find_config, load_config,
+                      template_text)
 from ..pin import BadPin, DirectorStoreError, hash_pin, save_pin_hash, validate_pin
 from .main import UsageError
 
@@ -87,16 +88,6 @@ def cmd_config(args: Any) -> int:
                 print(f"{f.name} = {_toml_value(v)}")
         return 0
     raise UsageError(f"unknown config command {action!r}")
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _read_pin(from_stdin: bool) -> str:
