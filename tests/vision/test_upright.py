@@ -60,3 +60,26 @@ def test_real_photos_given_turned(reader: Reader, shared_data: Path) -> None:
     for k in (1, 3):
         got = reader.read_upright(image, np.roll(corners, k, axis=0))
         assert got.turn is not None and got.turn.decided and got.turn.degrees == 90 * k
+
+
+def test_board_pi_read_says_which_way_up_and_takes_a_tile_set(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    import cv2
+
+    r = render_board(["." * 15] * 7 + [".......AT......"] + ["." * 15] * 7, seed=20_300_020, hand=False)
+    photo = tmp_path / "board.png"
+    cv2.imwrite(str(photo), r.image)
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "board_pi.cli", "read", str(photo), *args],
+                              capture_output=True, text=True, timeout=120)
+
+    got = cli("--json")
+    assert got.returncode == 0, got.stderr
+    out = json.loads(got.stdout.strip().splitlines()[-1])
+    assert out["turn"]["decided"] is False and out["turn"]["tiles"] == 2
+    assert "too few to tell which way up" in got.stderr
+    bad = cli("--tiles", "klingon")
+    assert bad.returncode == 2 and "unknown tile set 'klingon'" in bad.stderr and "Traceback" not in bad.stderr
