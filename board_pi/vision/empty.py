@@ -41,8 +41,12 @@ MIN_SPREAD = 4.0
 """The least spread (CIELAB units) a colour is taken to have: no two photos of the same square
 agree better than this (noise, JPEG, the light's small changes)."""
 MAX_LOG_ODDS = 6.0
-"""The most the colour may shift the blank-against-empty log-odds either way: the colour is
+"""The most the colour may shift the blank-against-empty log-odds towards empty: the colour is
 evidence, not proof (a shadow, a glare spot, a tile half off its square)."""
+MAX_TOWARDS_TILE = 3.0
+"""The most it may shift them towards a tile: less, since a square unlike its empty self (glare,
+a shadow) is not yet a tile, and a phantom blank costs a wrong play; it settles squares the model
+doubts, not those it reads surely empty."""
 MIN_TILES = 3
 """Tiles read surely as letters needed before their colour is trusted as the set's tile colour."""
 TAIL = 3.0
@@ -170,24 +174,26 @@ def tile_colour(colours: np.ndarray, tiles: np.ndarray) -> tuple[np.ndarray, flo
 
 def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray, float] | None) -> np.ndarray:
     """(15, 15): the log of how much likelier each square's colour is on a tile than on its empty
-    square, clipped to :data:`MAX_LOG_ODDS`; 0 where the empty colour is unknown.
+    square, clipped to :data:`MAX_LOG_ODDS` and :data:`MAX_TOWARDS_TILE`; 0 where the empty colour
+    is unknown.
 
     Each colour is taken as spread about its centre with heavy tails (a Student t in CIELAB with
     :data:`TAIL` degrees of freedom): a square far from both (a shadow, the light at the board's
-    edge) is not much likelier one than the other. With no tile colour known, a tile is taken as
-    anything three spreads or more from the empty colour.
+    edge) is not much likelier one than the other. With no tile colour known (fewer than
+    :data:`MIN_TILES` tiles read surely), a colour near its empty one still counts for empty, but
+    nothing counts for a tile.
     """
     def log_density(d2: np.ndarray) -> np.ndarray:
         return -(TAIL + 3) / 2 * np.log1p(d2 / TAIL)
 
     d2 = np.sum((colours - look.colour) ** 2, axis=2) / look.spread ** 2
     if tile is None:
-        log_odds = log_density(np.full_like(d2, 9.0)) - log_density(d2)
+        log_odds = np.minimum(log_density(np.full_like(d2, 9.0)) - log_density(d2), 0.0)
     else:
         mu, s = tile
         t2 = np.sum((colours - mu) ** 2, axis=2) / s ** 2
         log_odds = log_density(t2) - log_density(d2) + 3.0 * np.log(look.spread / s)
-    return np.clip(np.nan_to_num(log_odds, nan=0.0), -MAX_LOG_ODDS, MAX_LOG_ODDS).astype(np.float32)
+    return np.clip(np.nan_to_num(log_odds, nan=0.0), -MAX_LOG_ODDS, MAX_TOWARDS_TILE).astype(np.float32)
 
 
 def weigh_blank_against_empty(probs: np.ndarray, log_odds: np.ndarray, empty: int, blank: int) -> np.ndarray:
