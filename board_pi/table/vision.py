@@ -143,7 +143,12 @@ class VisionReader:
         warp = self._gray_warp(frame, corners)
         squares = self.changed_squares(warp)
         self.stats.squares_read += len(squares)
-        reading = self.reader.read(frame, corners, squares=squares) if squares else None
+        # The committed tiles count against the tile set (no third blank, no second Z), and the
+        # calibration frame of the empty board says what each square looks like empty.
+        committed = ["".join(r) for r in self._ref_grid] if self._ref_grid else None
+        empty = getattr(getattr(self.tracker, "calibration", None), "empty", None)
+        reading = (self.reader.read(frame, corners, squares=squares, committed=committed, empty=empty)
+                   if squares else None)
         grid = [list(r) for r in self._ref_grid] if self._ref_grid else [["."] * N for _ in range(N)]
         conf = self._ref_conf.copy() if self._ref_conf is not None else np.ones((N, N), np.float32)
         if reading is not None:  # the reader has already looked again at squares it doubted
