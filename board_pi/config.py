@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import difflib
 import errno
-import math
 import os
 import re
 import socket
@@ -31,6 +30,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from .clock import TimeControl
+from .hardware.gpio import GpioPins
+from .rules.game import ChallengeRule
+from .settings import Check, Limits, boolean, checker, choice, quoted, show, type_name
 from .pin import (PIN_HASH_SHAPE, BadPin, DirectorStoreError, hash_pin, pin_hash_problem, save_pin_hash,
                   stored_pin_hash, validate_pin)
 
@@ -48,9 +51,8 @@ MAX_PROFILE_BYTES = 256 * 1024**2
 CAMERA_KEYWORDS = ("picamera2", "synthetic", "none")  # none: plays are entered on the page
 CLOCK_BACKENDS = ("gpio", "serial", "none")
 DOWNTIME_RULES = ("running", "none")
-CHALLENGE_RULES = ("void", "single", "double", "five_points", "ten_points")
+CHALLENGE_RULES = tuple(rule.value for rule in ChallengeRule)
 GAME_MODES = ("tournament", "casual")
-BCM_PINS = range(0, 28)  # GPIO 0-27 on the 40-pin header of every Pi since the B+
 # Pins with another job on the header: using them works but takes that job away.
 _PIN_JOBS = {
     0: "the HAT ID EEPROM (ID_SD)",
@@ -95,35 +97,19 @@ class CameraConfig:
 
 @dataclass(frozen=True)
 class ClockConfig:
-    """The clock's hardware and the time control."""
+    """The clock's hardware and the time control (defaults and limits: :class:`TimeControl`'s)."""
 
     backend: str = "gpio"
-    minutes: float = 25
-    overtime_penalty: int = 10
-    max_overtime_minutes: int = 10
-    increment_seconds: float = 0
-    delay_seconds: float = 0
+    minutes: float = TimeControl.minutes
+    overtime_penalty: int = TimeControl.overtime_penalty
+    max_overtime_minutes: float = TimeControl.max_overtime_minutes
+    increment_seconds: float = TimeControl.increment_seconds
+    delay_seconds: float = TimeControl.delay_seconds
     downtime: str = "running"
 
 
-@dataclass(frozen=True)
-class GpioConfig:
-    """BCM pin numbers of the buttons, lights and buzzer (``clock.backend = "gpio"``)."""
-
-    player0_button: int = 17
-    player1_button: int = 27
-    pause_button: int = 22
-    challenge_button: int = 23
-    hold_button: int = 24
-    player0_light: int = 5
-    player1_light: int = 6
-    green_light: int = 13
-    red_light: int = 19
-    buzzer: int = 26
-
-    def pins(self) -> dict[str, int]:
-        """Every pin by its role, in the order of the wiring table."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+TIME_CONTROL_KEYS = ("minutes", "overtime_penalty", "max_overtime_minutes", "increment_seconds", "delay_seconds")
+"""The [clock] keys that are :class:`TimeControl`'s settings, checked against its limits."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +154,7 @@ class Config:
 
     camera: CameraConfig = field(default_factory=CameraConfig)
     clock: ClockConfig = field(default_factory=ClockConfig)
-    gpio: GpioConfig = field(default_factory=GpioConfig)
+    gpio: GpioPins = field(default_factory=GpioPins)
     serial: SerialConfig = field(default_factory=SerialConfig)
     game: GameConfig = field(default_factory=GameConfig)
     web: WebConfig = field(default_factory=WebConfig)
@@ -200,7 +186,7 @@ class Config:
 SECTIONS: dict[str, type] = {
     "camera": CameraConfig,
     "clock": ClockConfig,
-    "gpio": GpioConfig,
+    "gpio": GpioPins,  # the GPIO clock's own settings, under the same names
     "serial": SerialConfig,
     "game": GameConfig,
     "web": WebConfig,
@@ -211,74 +197,14 @@ SECTIONS: dict[str, type] = {
 # --------------------------------------------------------------------------- value checks
 # Each check takes the TOML value and returns (value to store, problem or None).
 
-Check = Callable[[Any], "tuple[Any, str | None]"]
-
-
-def _show(v: Any, limit: int = 40) -> str:
-    """A value as a message shows it: long ones cut short (a 4,000-digit number is one line)."""
-    text = repr(v) if isinstance(v, str) else str(v)
-    return text if len(text) <= limit else text[:limit - 10] + f"... ({len(text)} characters)"
-
-
-def _type_name(v: Any) -> str:
-    if isinstance(v, bool):
-        return f"a boolean ({str(v).lower()})"
-    if isinstance(v, int):
-        return f"an integer ({_show(v)})"
-    if isinstance(v, float):
-        return f"a number ({v})"
-    if isinstance(v, str):
-        return f"a string ({_show(v)})"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "a table"
-    return type(v).__name__
-
-
-def _int(lo: int | None = None, hi: int | None = None, what: str = "an integer") -> Check:
-    def check(v: Any) -> tuple[Any, str | None]:
-        if isinstance(v, bool) or not isinstance(v, int):
-            return v, f"must be {what}, not {_type_name(v)}"
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
-            rng = f"from {lo} to {hi}" if hi is not None else f"at least {lo}"
-            return v, f"must be {rng}, not {_show(v)}"
-        return v, None
-
-    return check
-
-
-def _number(lo: float, hi: float, *, lo_open: bool = False) -> Check:
-    def check(v: Any) -> tuple[Any, str | None]:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            return v, f"must be a number, not {_type_name(v)}"
-        if not math.isfinite(v):  # TOML has nan and inf, and 1e400 reads as inf
-            return v, f"must be a number, not {v}"
-        if (v <= lo if lo_open else v < lo) or v > hi:
-            low = f"greater than {lo:g}" if lo_open else f"at least {lo:g}"
-            return v, f"must be {low} and at most {hi:g}, not {_show(v)}"
-        return v, None
-
-    return check
-
-
-def _choice(options: tuple[str, ...]) -> Check:
-    def check(v: Any) -> tuple[Any, str | None]:
-        if not isinstance(v, str):
-            return v, f"must be one of {_quoted(options)}, not {_type_name(v)}"
-        if v not in options:
-            near = difflib.get_close_matches(v.lower(), options, n=1)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            return v, f"must be one of {_quoted(options)}, not {_show(v)}{hint}"
-        return v, None
-
-    return check
+def _int(lo: int | None = None, hi: int | None = None, what: str = "") -> Check:
+    return Limits(lo, hi, whole=True, what=what).check
 
 
 def _str(*, empty_ok: bool = True) -> Check:
     def check(v: Any) -> tuple[Any, str | None]:
         if not isinstance(v, str):
-            return v, f"must be a string, not {_type_name(v)}"
+            return v, f"must be a string, not {type_name(v)}"
         if not empty_ok and not v.strip():
             return v, "must not be empty"
         if "\0" in v:
@@ -298,7 +224,7 @@ def _path(*, empty_ok: bool = True) -> Check:
             try:
                 Path(v).expanduser()
             except RuntimeError:  # ~someone who has no account here
-                return v, f"{_show(v, 300)}: no such user's home folder"
+                return v, f"{show(v, 300)}: no such user's home folder"
         if problem is None and len(v) > 4096:
             return v, f"a path of {len(v)} characters is longer than any this system takes"
         return v, problem
@@ -306,15 +232,9 @@ def _path(*, empty_ok: bool = True) -> Check:
     return check
 
 
-def _bool(v: Any) -> tuple[Any, str | None]:
-    if not isinstance(v, bool):
-        return v, f"must be true or false, not {_type_name(v)}"
-    return v, None
-
-
 def _camera_source(v: Any) -> tuple[Any, str | None]:
     if isinstance(v, bool):
-        return v, f"must be \"picamera2\", \"synthetic\", a webcam index, a device or a file path, not {_type_name(v)}"
+        return v, f"must be \"picamera2\", \"synthetic\", a webcam index, a device or a file path, not {type_name(v)}"
     if isinstance(v, int):
         return (v, None) if v >= 0 else (v, f"a webcam index must be 0 or more, not {v}")
     if isinstance(v, str):
@@ -325,11 +245,11 @@ def _camera_source(v: Any) -> tuple[Any, str | None]:
             return int(s), None
         near = difflib.get_close_matches(s.lower(), CAMERA_KEYWORDS, n=1, cutoff=0.75)
         if near and s != near[0] and "/" not in s and "." not in s:
-            return v, f"unknown camera {_show(s)}; did you mean {near[0]!r}?"
+            return v, f"unknown camera {show(s)}; did you mean {near[0]!r}?"
         if s not in CAMERA_KEYWORDS and not s.isdigit():  # a device or a file: a path
             return _path(empty_ok=False)(s)
         return s, None
-    return v, f"must be \"picamera2\", \"synthetic\", a webcam index, a device or a file path, not {_type_name(v)}"
+    return v, f"must be \"picamera2\", \"synthetic\", a webcam index, a device or a file path, not {type_name(v)}"
 
 
 def _players(v: Any) -> tuple[Any, str | None]:
@@ -341,17 +261,15 @@ def _players(v: Any) -> tuple[Any, str | None]:
 def _tile_set(v: Any) -> tuple[Any, str | None]:
     from board_pi.rules.tiles import TILE_SETS
 
-    return _choice(tuple(TILE_SETS))(v.lower() if isinstance(v, str) else v)
+    return choice(tuple(TILE_SETS))(v.lower() if isinstance(v, str) else v)
 
 
 def _host(v: Any) -> tuple[Any, str | None]:
     v, problem = _str(empty_ok=False)(v)
     if problem is None and (len(v) > 253 or any(c.isspace() or not c.isprintable() for c in v)):
-        return v, f"{_show(v)} is not a host name or address (\"0.0.0.0\": every network of the Pi)"
+        return v, f"{show(v)} is not a host name or address (\"0.0.0.0\": every network of the Pi)"
     return v, problem
 
-
-_pin = _int(BCM_PINS.start, BCM_PINS.stop - 1, "a BCM GPIO number")
 
 CHECKS: dict[str, dict[str, Check]] = {
     "camera": {
@@ -362,31 +280,23 @@ CHECKS: dict[str, dict[str, Check]] = {
         "tiles": _path(),
     },
     "clock": {
-        "backend": _choice(CLOCK_BACKENDS),
-        "minutes": _number(0, 600, lo_open=True),
-        "overtime_penalty": _int(0, 1000),
-        "max_overtime_minutes": _int(0, 600),
-        "increment_seconds": _number(0, 600),
-        "delay_seconds": _number(0, 600),
-        "downtime": _choice(DOWNTIME_RULES),
+        "backend": choice(CLOCK_BACKENDS),
+        **{key: checker(TimeControl, key) for key in TIME_CONTROL_KEYS},
+        "downtime": choice(DOWNTIME_RULES),
     },
-    "gpio": {f.name: _pin for f in fields(GpioConfig)},
+    "gpio": {f.name: checker(GpioPins, f.name) for f in fields(GpioPins)},
     "serial": {"port": _path(empty_ok=False), "baud": _int(1, 4_000_000)},
     "game": {
-        "challenge_rule": _choice(CHALLENGE_RULES),
-        "challenge_points_per_word": _bool,
+        "challenge_rule": choice(CHALLENGE_RULES),
+        "challenge_points_per_word": boolean,
         "lexicon": _path(empty_ok=False),
         "tile_set": _tile_set,
-        "mode": _choice(GAME_MODES),
+        "mode": choice(GAME_MODES),
         "players": _players,
     },
     "web": {"host": _host, "port": _int(1, 65535, "a port number"), "director_pin_hash": _str()},
     "data": {"dir": _path()},
 }
-
-
-def _quoted(options: tuple[str, ...]) -> str:
-    return ", ".join(f'"{o}"' for o in options)
 
 
 def _suggest(name: str, known: tuple[str, ...], noun: str = "keys") -> str:
@@ -464,7 +374,7 @@ def _build(raw: Mapping[str, Any], *, base_dir: Path | None, source: Path | None
             errors.append(f"[{section}]: unknown section{_suggest(section, tuple(SECTIONS), 'sections')}")
             continue
         if not isinstance(body, dict):
-            errors.append(f"{section}: must be a section ([{section}]), not {_type_name(body)}")
+            errors.append(f"{section}: must be a section ([{section}]), not {type_name(body)}")
             continue
         checks = CHECKS[section]
         values[section] = {}
@@ -478,6 +388,8 @@ def _build(raw: Mapping[str, Any], *, base_dir: Path | None, source: Path | None
             else:
                 values[section][key] = value
 
+    if _pins_used_twice(values.setdefault("gpio", {}), errors):
+        values["gpio"] = {k: v for k, v in values["gpio"].items() if k not in GpioPins().pins()}
     sections = {name: cls(**values.get(name, {})) for name, cls in SECTIONS.items()}
     _cross_checks(sections, raw, errors, warnings)
     if errors:
@@ -486,18 +398,25 @@ def _build(raw: Mapping[str, Any], *, base_dir: Path | None, source: Path | None
     return Config(**sections, source=source, warnings=tuple(warnings))
 
 
+def _pins_used_twice(gpio: dict[str, Any], errors: list[str]) -> bool:
+    """Whether two of the [gpio] pins (as given, the rest at their defaults) are the same; each
+    such pin is an error. Checked before a GpioPins is made, which would refuse them."""
+    by_pin: dict[int, list[str]] = {}
+    for role, pin in {**GpioPins().pins(), **gpio}.items():
+        if role in GpioPins().pins():
+            by_pin.setdefault(pin, []).append(role)
+    twice = [(pin, roles) for pin, roles in sorted(by_pin.items()) if len(roles) > 1]
+    for pin, roles in twice:
+        errors.append(f"gpio: pin {pin} is used twice ({', '.join('gpio.' + r for r in roles)}); give each its own pin")
+    return bool(twice)
+
+
 def _cross_checks(s: dict[str, Any], raw: Mapping[str, Any], errors: list[str], warnings: list[str]) -> None:
     """Problems that involve more than one key."""
-    gpio: GpioConfig = s["gpio"]
+    gpio: GpioPins = s["gpio"]
     clock: ClockConfig = s["clock"]
     game: GameConfig = s["game"]
     web: WebConfig = s["web"]
-    by_pin: dict[int, list[str]] = {}
-    for role, pin in gpio.pins().items():
-        by_pin.setdefault(pin, []).append(role)
-    for pin, roles in sorted(by_pin.items()):
-        if len(roles) > 1:
-            errors.append(f"gpio: pin {pin} is used twice ({', '.join('gpio.' + r for r in roles)}); give each its own pin")
     if clock.backend == "gpio":
         for role, pin in gpio.pins().items():
             if pin in _PIN_JOBS:
@@ -608,7 +527,7 @@ def check_ready(cfg: Config, *, port: int | None = None) -> Readiness:
         errors.append(f"game.lexicon: {problem}")
     if cfg.camera.source not in ("none", ""):
         if cfg.camera.source_kind == "path" and not os.path.exists(str(cfg.camera.source)):
-            errors.append(f"camera.source: no such file or folder: {_show(cfg.camera.source, 300)}")
+            errors.append(f"camera.source: no such file or folder: {show(cfg.camera.source, 300)}")
         # A device or a folder named as a profile would be read without end (/dev/zero): refused.
         tiles, calibration = cfg.tiles_path(), cfg.calibration_path()
         for key, path in (("camera.tiles", tiles), ("camera.calibration", calibration)):
@@ -637,8 +556,8 @@ def _not_a_file(path: str) -> str | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:
-        return f"{_show(path, 300)}: {getattr(e, 'strerror', None) or e}"
-    return None if stat.S_ISREG(mode) else f"{_show(path, 300)} is not a file"
+        return f"{show(path, 300)}: {getattr(e, 'strerror', None) or e}"
+    return None if stat.S_ISREG(mode) else f"{show(path, 300)} is not a file"
 
 
 def data_dir_problem(d: Path) -> str | None:
@@ -654,7 +573,7 @@ def data_dir_problem(d: Path) -> str | None:
             made = "" if target == d else f" (it would be made in {target})"
             return f"{d} is not writable by this user{made}; set data.dir to a writable folder or fix its owner"
     except (OSError, ValueError) as e:  # a name too long, a loop of links, a NUL
-        return f"{_show(str(d), 300)}: {getattr(e, 'strerror', None) or e}"
+        return f"{show(str(d), 300)}: {getattr(e, 'strerror', None) or e}"
     return None
 
 
@@ -666,7 +585,7 @@ def listen_problem(host: str, port: int, *, key: str = "web.port") -> str | None
                                    socket.SOCK_STREAM, socket.IPPROTO_TCP, socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError, ValueError, OSError) as e:
         why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-        return (f"web.host: unknown host {_show(host)} ({why}); use \"0.0.0.0\" for every network "
+        return (f"web.host: unknown host {show(host)} ({why}); use \"0.0.0.0\" for every network "
                 "of the Pi or \"127.0.0.1\" for the Pi alone")
     held: list[socket.socket] = []
     try:
@@ -685,7 +604,7 @@ def listen_problem(host: str, port: int, *, key: str = "web.port") -> str | None
         if e.errno == errno.EACCES:
             return f"{key}: {port} is below 1024 and needs root, which the service does not have; use 8080"
         if e.errno == errno.EADDRNOTAVAIL:
-            return f"web.host: {_show(host)} is not an address of this machine; use \"0.0.0.0\" or \"127.0.0.1\""
+            return f"web.host: {show(host)} is not an address of this machine; use \"0.0.0.0\" or \"127.0.0.1\""
         return f"{key}: cannot listen on {where}: {e.strerror or e}"
     finally:
         for s in held:
@@ -712,7 +631,7 @@ def tiles_problem(path: Path) -> str | None:
         return f"no such file: {path}"
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError, RuntimeError) as e:
         # numpy raises any of these for an empty, cut-short or foreign file
-        return f"{path} is not a tile profile ({type(e).__name__}: {_show(str(e))})"
+        return f"{path} is not a tile profile ({type(e).__name__}: {show(str(e))})"
     if emb.ndim != 2 or labels.ndim != 1 or len(emb) != len(labels) or len(labels) == 0 \
             or emb.dtype.kind != "f" or labels.dtype.kind not in "iu":
         return f"{path} is not a tile profile (embeddings {emb.shape}, labels {labels.shape})"
@@ -744,7 +663,7 @@ def _calibration_problem(path: Path) -> str | None:
     except CalibrationError as e:
         return str(e)
     except (ValueError, RecursionError) as e:  # JSON nested or shaped beyond reason
-        return f"{path} is not a calibration ({_show(str(e))})"
+        return f"{path} is not a calibration ({show(str(e))})"
     return None
 
 

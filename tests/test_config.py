@@ -382,17 +382,6 @@ def test_any_text_is_accepted_or_explained(text: str) -> None:
         assert e.problems
 
 
-def test_gpio_defaults_are_the_clock_hardware_defaults() -> None:
-    """One set of default pins: the configuration's are the GPIO clock's (and docs/hardware.md's)."""
-    from board_pi.config import GpioConfig
-    from board_pi.hardware.gpio import GpioPins
-
-    c, g = GpioConfig(), GpioPins()
-    assert (c.player0_button, c.player1_button, c.pause_button, c.challenge_button, c.hold_button,
-            c.player0_light, c.player1_light, c.green_light, c.red_light, c.buzzer) == \
-        (g.player0, g.player1, g.pause, g.challenge, g.hold, g.light0, g.light1, g.green, g.red, g.buzzer)
-
-
 def test_a_hash_from_before_the_pin_module_still_opens() -> None:
     """A PIN file or web.director_pin_hash written by an earlier board-pi (this exact text) still
     verifies and passes the configuration's check: the format is kept."""

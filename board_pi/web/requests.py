@@ -12,10 +12,11 @@ from typing import Any
 
 from flask import request
 
+from ..settings import check, choice, from_text
+
 MAX_BODY = 64 * 1024  # every request the pages make is tiny
 MAX_DEPTH = 16  # the pages' bodies nest two or three levels
 _WHOLE = re.compile(r"[+-]?[0-9]{1,12}")
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]{1,12}(?:\.[0-9]{0,12})?|\.[0-9]{1,12})")
 
 
 class ApiError(Exception):
@@ -80,18 +81,23 @@ def whole(data: dict[str, Any], name: str, lo: int, hi: int, default: int | None
     return value
 
 
-def number(data: dict[str, Any], name: str, lo: float, hi: float, default: float) -> float:
-    value = data.get(name, default)
-    if isinstance(value, str):
-        # Not float(): it also takes "nan", "1e999", "1_0" and other scripts' digits.
-        if not _DECIMAL.fullmatch(value.strip()):
-            raise ApiError(400, f"{name} must be a number")
-        value = float(value.strip())
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ApiError(400, f"{name} must be a number")
-    if not lo <= value <= hi:
-        raise ApiError(400, f"{name} must be between {lo:g} and {hi:g}")
-    return float(value)
+def setting(data: dict[str, Any], owner: type, name: str) -> Any:
+    """``owner``'s setting ``name`` from the body (its default when not given), checked against
+    the limits ``owner`` defines: the same words as the configuration file and the command line."""
+    if name not in data:
+        return getattr(owner, name)
+    value, problem = check(owner, name, from_text(data[name]))
+    if problem:
+        raise ApiError(400, f"{name}: {problem}")
+    return value
+
+
+def one_of(data: dict[str, Any], name: str, options: tuple[str, ...], default: str) -> str:
+    """One of ``options`` (an enum's values), with the configuration's words when it is not."""
+    value, problem = choice(options)(data.get(name, default))
+    if problem:
+        raise ApiError(400, f"{name}: {problem}")
+    return str(value)
 
 
 def text(data: dict[str, Any], name: str, max_len: int = 200, default: str | None = None,

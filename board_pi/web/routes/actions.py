@@ -10,11 +10,14 @@ from flask import Blueprint, Response, jsonify
 from ...clock import TimeControl
 from ...rules.game import ChallengeRule, GameRules
 from ..access import director_required, ok, result, table
-from ..requests import ApiError, body, letters, number, text, whole
+from ..requests import ApiError, body, letters, one_of, setting, text, whole
 
 actions = Blueprint("actions", __name__)
 
 MAX_PLAYERS = 4
+CHALLENGE_RULES = tuple(rule.value for rule in ChallengeRule)
+# The time control's settings the new-game form sets (the rest keep TimeControl's defaults).
+FORM_TIME_CONTROL = ("minutes", "overtime_penalty", "max_overtime_minutes", "increment_seconds")
 
 
 def _player(data: dict[str, Any], name: str = "player") -> int:
@@ -32,17 +35,10 @@ def api_new_game() -> Response:
     names = [text({"name": p}, "name", 40) for p in players]
     if len(set(n.casefold() for n in names)) != len(names):
         raise ApiError(400, "two players have the same name")
+    rule = ChallengeRule(one_of(data, "challenge", CHALLENGE_RULES, ChallengeRule.SINGLE.value))
+    values = {name: setting(data, TimeControl, name) for name in FORM_TIME_CONTROL}
     try:
-        rule = ChallengeRule(str(data.get("challenge", "single")))
-    except ValueError:
-        raise ApiError(400, "challenge must be one of " + ", ".join(r.value for r in ChallengeRule)) from None
-    try:
-        control = TimeControl(
-            minutes=number(data, "minutes", 1, 180, 25),
-            overtime_penalty=whole(data, "overtime_penalty", 0, 100, 10),
-            max_overtime_minutes=number(data, "max_overtime_minutes", 0, 60, 10),
-            increment_seconds=number(data, "increment_seconds", 0, 600, 0),
-        )
+        control = TimeControl(**values)
     except ValueError as e:
         raise ApiError(400, str(e)) from None
     lexicon = text(data, "lexicon", 80, default="", required=False)
