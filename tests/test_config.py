@@ -211,10 +211,10 @@ def test_calibration_defaults_to_the_data_directory(tmp_path: Path) -> None:
 def test_data_dir_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
     assert resolve_data_dir(str(tmp_path / "x")) == tmp_path / "x"
-    monkeypatch.setattr(config, "SYSTEM_DATA_DIR", tmp_path / "missing")
+    monkeypatch.setattr(config.schema, "SYSTEM_DATA_DIR", tmp_path / "missing")
     monkeypatch.chdir(tmp_path)
     assert resolve_data_dir() == tmp_path / "data"
-    monkeypatch.setattr(config, "SYSTEM_DATA_DIR", tmp_path)
+    monkeypatch.setattr(config.schema, "SYSTEM_DATA_DIR", tmp_path)
     assert resolve_data_dir() == tmp_path
     monkeypatch.setenv("STATE_DIRECTORY", "/var/lib/board-pi:/var/lib/other")
     assert resolve_data_dir() == Path("/var/lib/board-pi")
@@ -363,7 +363,7 @@ def test_any_assignment_is_accepted_or_explained(assignments: list) -> None:
     by_section: dict[str, dict[str, object]] = {}
     for (section, key), value in assignments:
         by_section.setdefault(section, {})[key] = value
-    text = "".join(f"[{s}]\n" + "".join(f"{k} = {config._toml_value(v) if not isinstance(v, str) else v}\n"
+    text = "".join(f"[{s}]\n" + "".join(f"{k} = {config.toml_value(v) if not isinstance(v, str) else v}\n"
                                         for k, v in body.items()) for s, body in by_section.items())
     try:
         cfg = parse_config(text)
