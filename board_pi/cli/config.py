@@ -11,7 +11,7 @@ from typing import Any
 from ..config import (DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, _toml_value, check_ready, find_config, load_config,
                       template_text)
 from ..pin import BadPin, DirectorStoreError, hash_pin, save_pin_hash, validate_pin
-from .main import UsageError
+from .errors import UsageError
 
 
 def cmd_config(args: Any) -> int:

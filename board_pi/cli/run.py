@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .main import UsageError
+from .errors import UsageError
 
 RESUME_FILE = "pico-resume.json"  # where the Pico link stood, so no press is taken twice
 
