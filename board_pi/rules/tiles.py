@@ -161,6 +161,19 @@ class TileSet:
         seq = self.tokenize(tiles, BLANK) if isinstance(tiles, str) else tiles
         return sum(self.value(t) for t in seq)
 
+    def sort(self, tiles: Iterable[str]) -> list[str]:
+        """Tiles in rack order: blanks first, then the set's alphabetical order.
+
+        >>> SPANISH.sort(["Ñ", "CH", "?", "C", "A"])
+        ['?', 'A', 'C', 'CH', 'Ñ']
+        """
+        order = {f: i for i, f in enumerate(self.distribution)}
+        return sorted(tiles, key=lambda t: (t != BLANK, order.get(t.upper(), len(order)), t))
+
+    def rack(self, text: str) -> tuple[str, ...]:
+        """A rack written as text (``?`` a blank; ``[CH]`` or, in Spanish, ``CH``) as tiles."""
+        return self.tokenize(text, BLANK)
+
     # -- text ------------------------------------------------------------------------------
 
     def tokenize(self, text: str, extra: str = BLANK + PLAYED_THROUGH) -> tuple[str, ...]:
@@ -187,8 +200,8 @@ class TileSet:
                 inner = text[i + 1:j] if j > 0 else ""
                 if j < 0 or not (self.is_letter(inner) or (inner == inner.lower() and self.is_letter(inner.upper()))):
                     shown = text[i:j + 1] if j > 0 else text[i:i + 6]
-                    raise BadTiles(f"{text!r}: {shown!r} at character {i + 1} is not a tile of the "
-                                   f"{self.name} set (brackets hold one tile, such as "
+                    raise BadTiles(f"{text!r}: {shown!r} at character {i + 1} is not a letter of the "
+                                   f"{self.name} tile set (brackets hold one tile, such as "
                                    f"[{(self._multi or self.letters or ('A',))[0]}])")
                 out.append(inner)
                 i = j + 1
@@ -212,7 +225,7 @@ class TileSet:
                 out.append(ch)
                 i += 1
                 continue
-            raise BadTiles(f"{text!r}: {ch!r} at character {i + 1} is not a tile of the {self.name} set"
+            raise BadTiles(f"{text!r}: {ch!r} at character {i + 1} is not a letter of the {self.name} tile set"
                            + (f" (its tiles: {' '.join(self.letters)}; ? for a blank)" if len(self.letters) < 60 else ""))
         return tuple(out)
 
