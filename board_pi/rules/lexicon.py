@@ -81,6 +81,8 @@ class Lexicon:
     @classmethod
     def from_words(cls, words: Iterable[str], name: str = "", tiles: "TileSet | None" = None) -> "Lexicon":
         """Compile words; with a tile set, each is read as its tiles (see the module's example)."""
+        from .tiles import BadTiles  # (here: rules.tiles imports nothing of the lexicon's)
+
         bad = 0
         examples: list[str] = []
         keys: set[bytes] = set()
@@ -89,10 +91,8 @@ class Lexicon:
                 continue
             word = normalise(w)
             if tiles is not None:
-                from .tiles import BadTiles  # (rules.tiles imports nothing of the lexicon's)
-
                 try:
-                    word = tiles.write(tiles.word(word))
+                    word = tiles.canonical(word)
                 except BadTiles:
                     bad += 1
                     if len(examples) < EXAMPLES:
@@ -202,6 +202,6 @@ class TileLexicon:
         if not isinstance(word, str):
             return False
         try:
-            return self.tiles.write(self.tiles.word(word)) in self.lexicon
+            return self.tiles.canonical(word) in self.lexicon
         except BadTiles:
             return False

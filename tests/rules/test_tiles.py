@@ -201,6 +201,15 @@ def test_text_that_is_not_tiles_is_refused_naming_the_character(ts: TileSet, tex
         ts.tokenize(text)
 
 
+def test_single_tiles_that_would_read_as_a_digraph_are_bracketed() -> None:
+    assert SPANISH.write(["C", "H", "E"]) == "[C]HE"
+    assert SPANISH.tokenize("[C]HE") == ("C", "H", "E")
+    assert SPANISH.write(["c", "h"]) == "[c]h" and SPANISH.write(["C", "h"]) == "Ch"
+    assert SPANISH.write(["R", "R", "R"]) == "[R][R]R"
+    assert SPANISH.tokenize("[R][R]R") == ("R", "R", "R")
+    assert DUTCH.write(["I", "J"]) == "IJ"  # no IJ tile: nothing to mistake
+
+
 def test_extra_characters_pass_through() -> None:
     assert GERMAN.tokenize("Ü.EL?") == ("Ü", ".", "E", "L", "?")
     with pytest.raises(BadTiles):
