@@ -30,6 +30,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -208,3 +209,67 @@ class LocalBroker:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class TcpCut:
+    """A TCP relay between a table and the broker whose connections can be cut (as when the
+    table's Wi-Fi drops): cut() closes them and refuses new ones until mend()."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.open = True
+        self.socks: list[socket.socket] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                c, _ = self.server.accept()
+            except OSError:
+                return
+            if not self.open:
+                c.close()
+                continue
+            try:
+                b = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                c.close()
+                continue
+            with self.lock:
+                self.socks += [c, b]
+            for src, dst in ((c, b), (b, c)):
+                threading.Thread(target=self._pipe, args=(src, dst), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def cut(self) -> None:
+        self.open = False
+        with self.lock:
+            for s in self.socks:
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                s.close()
+            self.socks = []
+
+    def mend(self) -> None:
+        self.open = True
+
+    def close(self) -> None:
+        self.cut()
+        self.server.close()

@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from ..table.bus import EventBus
 from . import mqtt as m
+from .results import TablePairing
 from .settings import ClubSettings
 from .topics import Topics, all_tables, parse_table_topic
 
@@ -69,6 +70,7 @@ CREATE TABLE IF NOT EXISTS pairings (
     number INTEGER NOT NULL,
     division TEXT NOT NULL,
     players TEXT NOT NULL,
+    numbers TEXT NOT NULL DEFAULT '[]',
     id TEXT NOT NULL,
     sent REAL,
     PRIMARY KEY (round, number)
@@ -146,11 +148,11 @@ class HubStore:
                  "online": bool(r[3]), "online_time": r[4], "last": r[5]} for r in rows]
 
     def pairings(self, round_: int | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT round, number, division, players, id, sent FROM pairings"
+        sql = "SELECT round, number, division, players, numbers, id, sent FROM pairings"
         rows = self.execute(sql + (" WHERE round = ?" if round_ is not None else "") + " ORDER BY round, number",
                             (round_,) if round_ is not None else ())
-        return [{"round": r[0], "table": r[1], "division": r[2], "players": json.loads(r[3]), "id": r[4],
-                 "sent": r[5]} for r in rows]
+        return [{"round": r[0], "table": r[1], "division": r[2], "players": json.loads(r[3]),
+                 "numbers": json.loads(r[4]), "id": r[5], "sent": r[6]} for r in rows]
 
 
 class Hub:
@@ -287,7 +289,8 @@ class Hub:
             for b in taken:
                 self.received_at[(number, int(b["seq"]))] = t
         for b in taken:
-            self.bus.publish("event", {"table": number, "seq": int(b["seq"]), "event": b.get("event")})
+            self.bus.publish("event", {"table": number, "seq": int(b["seq"]), "wall": b.get("wall"),
+                                       "event": b.get("event")})
 
     def _check_gaps(self) -> None:
         while not self._stop.wait(GAP_WAIT / 2):
@@ -346,22 +349,24 @@ class Hub:
         info = self.client.publish(Topics(self.prefix, number).command, m.dumps(body), qos=1)
         return info.rc == 0
 
-    def send_pairings(self, round_: int, pairings: list[tuple[int, list[str]]], *, now: bool = False,
+    def send_pairings(self, round_: int, pairings: list[TablePairing], *, now: bool = False,
                       division: str | None = None) -> list[dict[str, Any]]:
-        """Record a round's pairings (table, players in the order they start) and send each table
-        its own. A table starts the game when its current one ends (``now``: at once)."""
+        """Record a round's pairings (per table, the players in the order they start) and send
+        each table its own. A table starts the game when its current one ends (``now``: at once)."""
         division = division or self.settings.division
         sent = []
-        for number, players in pairings:
+        for p in pairings:
+            number, players = p.table, list(p.players)
             pid = f"{division}-r{round_}-t{number}-{uuid.uuid4().hex[:8]}"
             body = {"type": "pairing", "id": pid, "round": round_, "division": division, "players": players,
                     "now": now}
             ok = self.command(number, body)
-            self.store.execute("INSERT INTO pairings (round, number, division, players, id, sent) "
-                               "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(round, number) DO UPDATE SET "
-                               "division = excluded.division, players = excluded.players, id = excluded.id, "
-                               "sent = excluded.sent", (round_, number, division, json.dumps(players), pid,
-                                                        time.time() if ok else None))
+            self.store.execute("INSERT INTO pairings (round, number, division, players, numbers, id, sent) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(round, number) DO UPDATE SET "
+                               "division = excluded.division, players = excluded.players, "
+                               "numbers = excluded.numbers, id = excluded.id, sent = excluded.sent",
+                               (round_, number, division, json.dumps(players), json.dumps(list(p.numbers)), pid,
+                                time.time() if ok else None))
             sent.append({**body, "table": number, "sent": ok})
         self.bus.publish("pairings", {"round": round_})
         return sent

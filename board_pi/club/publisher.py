@@ -36,7 +36,10 @@ from .topics import Topics
 
 log = logging.getLogger("board_pi.club")
 
-WINDOW = 20  # events in flight at once (paho's own in-flight limit is set to the same)
+WINDOW = 100  # events in flight at once (paho's own in-flight limit is set to the same; the broker
+# needs max_inflight_messages at least this, docs/club-night.md)
+SAVE_EVERY = 0.5  # seconds between writes of the last acknowledged event: a crash in between only
+# sends a few acknowledged events again, and the hub drops those
 
 
 class Bus(Protocol):
@@ -186,6 +189,7 @@ class TablePublisher:
         self.client.on_message = self._on_message
         self._threads: list[threading.Thread] = []
         self._delivered_cond = threading.Condition()
+        self._saved_at = 0.0
         self._pairing_lock = threading.Lock()
 
     # -- the journal this publisher follows ------------------------------------------------
@@ -220,6 +224,8 @@ class TablePublisher:
         self._wake.set()
         for t in self._threads:
             t.join(timeout)
+        self._take_acks()
+        self._save_delivered()
         try:
             if self._connected:
                 self.client.publish(self.topics.online, m.dumps(self._online(False)), qos=1,
@@ -347,9 +353,16 @@ class TablePublisher:
             elif kind == "state":
                 self._state_inflight = False
         if advanced:
-            self.state.put("delivered", self.delivered)
+            now = time.monotonic()
+            if now - self._saved_at >= SAVE_EVERY or not self._inflight:
+                self._save_delivered()
             with self._delivered_cond:
                 self._delivered_cond.notify_all()
+
+    def _save_delivered(self) -> None:
+        self._saved_at = time.monotonic()
+        if self.state.get("delivered") != self.delivered:
+            self.state.put("delivered", self.delivered)
 
     def _send_events(self) -> None:
         if self._resend_after is not None and not self._inflight:
