@@ -31,6 +31,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from .pin import (PIN_HASH_SHAPE, BadPin, DirectorStoreError, hash_pin, pin_hash_problem, save_pin_hash,
+                  stored_pin_hash, validate_pin)
+
 DEFAULT_CONFIG_PATH = Path("/etc/board-pi/board-pi.toml")
 """Where the installer puts the configuration and where the service reads it."""
 
@@ -516,8 +519,8 @@ def _cross_checks(s: dict[str, Any], raw: Mapping[str, Any], errors: list[str], 
     if web.director_pin_hash:
         # An old configuration's hash is still used (until a PIN is set in the data directory):
         # one that cannot be checked (scrypt costs out of range) would lock the director out.
-        problem = _pin_hash_problem(web.director_pin_hash)
-        if problem and not _PIN_HASH_RE.match(web.director_pin_hash):
+        problem = pin_hash_problem(web.director_pin_hash)
+        if problem and not PIN_HASH_SHAPE.match(web.director_pin_hash):
             errors.append(
                 "web.director_pin_hash: not a PIN hash (never write the PIN itself here); "
                 "set the PIN with `board-pi config set-pin`"
@@ -590,8 +593,6 @@ def check_ready(cfg: Config, *, port: int | None = None) -> Readiness:
         errors.append(f"data.dir: {problem}")
     elif cfg.data_dir().is_dir():
         # A damaged or unusable PIN hash stops run (the director would be locked out): said here.
-        from .web.director import DirectorStoreError, stored_pin_hash
-
         try:
             stored_pin_hash(cfg.data_dir(), cfg.web.director_pin_hash or None)
         except DirectorStoreError as e:
@@ -755,21 +756,6 @@ def template_text() -> str:
     return resources.files("board_pi").joinpath("config_template.toml").read_text(encoding="utf-8")
 
 
-# --------------------------------------------------------------------------- the director's PIN
-# Stored as a salted scrypt hash, never the PIN: "scrypt$n$r$p$salt$hash", in the data directory
-# (board_pi.web.director), never in this file: the installed service cannot write here. A hash in
-# an old file's web.director_pin_hash is still read. One implementation, the status page's
-# (board_pi.web.auth, which needs no Flask), so a PIN set by `config set-pin` works on the page.
-
-from .web.auth import MIN_PIN as MIN_PIN_LENGTH  # noqa: E402
-from .web.auth import check_pin as verify_pin  # noqa: E402,F401  (part of this module's API)
-from .web.auth import BadPin, validate_pin  # noqa: E402
-from .web.auth import hash_pin  # noqa: E402
-from .web.auth import pin_hash_problem as _pin_hash_problem  # noqa: E402
-
-_PIN_HASH_RE = re.compile(r"^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_\-+/=]+\$[A-Za-z0-9_\-+/=]+$")
-
-
 # --------------------------------------------------------------------------- the commands
 
 
@@ -818,8 +804,6 @@ def cmd_config(args: Any) -> int:
     if action == "set-pin":
         # The hash goes to the data directory (the service's own state directory), the one
         # place the installed service can write: the page keeps a PIN chosen there too.
-        from .web.director import DirectorStoreError, save_pin_hash
-
         path = find_config(args.config) or DEFAULT_CONFIG_PATH
         if not path.is_file():
             raise UsageError(f"{path}: no such file (write one with `board-pi config init {path}`)")

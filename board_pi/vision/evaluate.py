@@ -17,6 +17,52 @@ import numpy as np
 from board_pi.vision.read import N, Reader, label_of, CLASSES
 from board_pi.vision.render import random_rows, render_board
 
+SPLIT_PATH = Path(__file__).resolve().parents[2] / "tests" / "data" / "real_split.json"
+"""Which real photos may inform decisions and which are held out (written by the team, read here)."""
+PARTS = ("tuning", "held_out", "robustness")
+
+
+@dataclass(frozen=True)
+class RealSet:
+    """One set of real photos (a folder under ``../shared/data``) and which of them is which part:
+    ``tuning`` may inform decisions, ``held_out`` is only ever measured, ``robustness`` only
+    checks that nothing breaks."""
+
+    name: str
+    folder: str
+    tuning: tuple[str, ...]
+    held_out: tuple[str, ...]
+    robustness: tuple[str, ...]
+
+    def part(self, photo: str) -> str | None:
+        """``tuning``, ``held_out``, ``robustness``, or None for a photo the split does not name."""
+        for part in PARTS:
+            if photo in getattr(self, part):
+                return part
+        return None
+
+
+def real_split(path: Path = SPLIT_PATH) -> dict[str, RealSet]:
+    """The real sets of ``tests/data/real_split.json`` by name. A photo is in at most one part.
+
+    >>> real_split()["declanfinerty"].part("eval_board.jpeg")
+    'held_out'
+    >>> real_split()["jheidel-2015"].part("IMG_20151016_170317.jpg")
+    'held_out'
+    """
+    data = json.loads(Path(path).read_text())
+    out = {}
+    for name, d in data["sets"].items():
+        s = RealSet(name, d["folder"], *(tuple(d.get(part, ())) for part in PARTS))
+        seen: set[str] = set()
+        for part in PARTS:
+            both = seen & set(getattr(s, part))
+            if both:
+                raise ValueError(f"{path}: {sorted(both)} in more than one part of {name}")
+            seen |= set(getattr(s, part))
+        out[name] = s
+    return out
+
 
 @dataclass
 class Tally:
@@ -90,16 +136,19 @@ def real_boards(folder: Path) -> list[tuple[str, Path, list[str], np.ndarray]]:
 
 
 def evaluate_real(reader: Reader, folder: Path) -> dict:
-    """Per-photo figures, the training photos together, and ``eval_board`` on its own."""
+    """Per-photo figures, and the tuning photos (``training_photos``) together: the photos the
+    split (:func:`real_split`, set ``declanfinerty``) lets inform decisions; the held-out one
+    (``eval_board``) is reported on its own only."""
     import cv2
 
+    split = real_split()["declanfinerty"]
     result: dict = {}
     train = Tally()
     for name, img, truth, corners in real_boards(folder):
         t = Tally()
         grid = reader.read(cv2.imread(str(img)), corners).grid
         t.add(truth, grid, tag=f"{name} ")
-        if name != "eval_board":
+        if split.part(img.name) == "tuning":
             train.add(truth, grid, tag=f"{name} ")
         result[name] = t.figures()
     result["training_photos"] = train.figures()

@@ -30,7 +30,8 @@ from ..clock import TimeControl
 from ..rules.game import ChallengeRule, GameRules
 from ..rules.judge import WordJudge
 from ..table.table import Table, TableError
-from .auth import BadPin, PinGuard, check_pin, hash_pin, validate_pin
+from ..pin import BadPin, check_pin, hash_pin, pin_hash_problem, validate_pin
+from .auth import PinGuard
 from .director import DirectorStore
 from .calibration import NoCalibrationView, render
 
@@ -190,7 +191,7 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
 
     ``data_dir``: where the director's PIN hash, the one-time setup code and the live sessions
     are kept (:class:`~board_pi.web.director.DirectorStore`; None keeps them in memory).
-    ``pin_hash``: a PIN hash from :func:`~board_pi.web.auth.hash_pin` to use when the data
+    ``pin_hash``: a PIN hash from :func:`~board_pi.pin.hash_pin` to use when the data
     directory holds none (an old configuration's). With no PIN at all, the director's page asks
     for one on first use, from the Pi itself or with the setup code; ``on_pin_set`` is also told
     its hash. ``store`` replaces both. ``secret_key`` signs the session cookie (a random one
@@ -213,8 +214,6 @@ def create_app(table: Table, *, pin_hash: str | None = None, secret_key: bytes |
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     if store is None:
-        from .auth import pin_hash_problem
-
         if pin_hash is not None and pin_hash_problem(pin_hash):
             raise ValueError(f"pin_hash cannot be used: {pin_hash_problem(pin_hash)}")
         store = DirectorStore(Path(data_dir) if data_dir is not None else None, pin_hash)

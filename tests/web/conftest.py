@@ -15,7 +15,7 @@ from board_pi.rules.judge import WordJudge
 from board_pi.rules.lexicon import Lexicon
 from board_pi.table.store import Journal
 from board_pi.table.table import Table
-from board_pi.web.auth import hash_pin
+from board_pi.pin import hash_pin
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"

@@ -9,7 +9,8 @@ import pytest
 
 from board_pi.table.table import Table
 from board_pi.web import create_app
-from board_pi.web.auth import PinGuard, check_pin
+from board_pi.pin import check_pin
+from board_pi.web.auth import PinGuard
 
 from .conftest import PIN
 
