@@ -220,6 +220,8 @@ class TablePublisher:
 
     def stop(self, timeout: float = 5.0) -> None:
         """Say offline and leave (what is unsent stays in the journal for next time)."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         self._wake.set()
         for t in self._threads:

@@ -16,7 +16,8 @@ from typing import Any, Callable, TypeVar
 
 from flask import Flask, Response, current_app, jsonify, request, session
 
-from ..web.auth import BadPin, PinGuard, check_pin, hash_pin, validate_pin
+from ..pin import BadPin, check_pin, hash_pin, validate_pin
+from ..web.auth import PinGuard
 from ..web.director import DirectorStore
 
 CSRF_HEADER = "X-CSRF-Token"
