@@ -31,6 +31,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from .club.settings import ClubSettings, ClubSettingsError, club_settings
+
 from .pin import (PIN_HASH_SHAPE, BadPin, DirectorStoreError, hash_pin, pin_hash_problem, save_pin_hash,
                   stored_pin_hash, validate_pin)
 
@@ -173,6 +175,7 @@ class Config:
     game: GameConfig = field(default_factory=GameConfig)
     web: WebConfig = field(default_factory=WebConfig)
     data: DataConfig = field(default_factory=DataConfig)
+    club: ClubSettings = field(default_factory=ClubSettings)  # [club]: defined and checked in board_pi.club
     source: Path | None = None
     warnings: tuple[str, ...] = ()
 
@@ -459,7 +462,14 @@ def _build(raw: Mapping[str, Any], *, base_dir: Path | None, source: Path | None
     errors: list[str] = []
     warnings: list[str] = []
     values: dict[str, dict[str, Any]] = {}
+    club = ClubSettings()
     for section, body in raw.items():
+        if section == "club" and isinstance(body, dict):
+            try:
+                club = club_settings(body, need_table=False)  # a hub's [club] has no table
+            except ClubSettingsError as e:
+                errors.extend(str(e).splitlines())
+            continue
         if section not in SECTIONS:
             errors.append(f"[{section}]: unknown section{_suggest(section, tuple(SECTIONS), 'sections')}")
             continue
@@ -483,7 +493,7 @@ def _build(raw: Mapping[str, Any], *, base_dir: Path | None, source: Path | None
     if errors:
         raise ConfigError(errors)
     sections = _resolve_paths(sections, base_dir)
-    return Config(**sections, source=source, warnings=tuple(warnings))
+    return Config(**sections, club=club, source=source, warnings=tuple(warnings))
 
 
 def _cross_checks(s: dict[str, Any], raw: Mapping[str, Any], errors: list[str], warnings: list[str]) -> None:

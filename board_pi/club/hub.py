@@ -173,7 +173,6 @@ class Hub:
         self.connection_problem: str | None = None
         self.duplicates = 0  # events dropped because the hub had them
         self.resends = 0  # times a table was asked to send again
-        self.received_at: dict[tuple[int, int], float] = {}  # (table, seq) -> when it was taken
         self.client = m.make_client(settings.broker, client_id)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -285,9 +284,6 @@ class Hub:
             f.progress = self.now()
             # Stale entries (already covered) leave the buffer.
             f.waiting = {p: b for p, b in f.waiting.items() if int(b["seq"]) > last}
-            t = time.monotonic()
-            for b in taken:
-                self.received_at[(number, int(b["seq"]))] = t
         for b in taken:
             self.bus.publish("event", {"table": number, "seq": int(b["seq"]), "wall": b.get("wall"),
                                        "event": b.get("event")})

@@ -96,6 +96,11 @@ def check_account(address: BrokerAddress, client_id: str, timeout: float = 5.0) 
     client.on_connect = on_connect
     try:
         client.connect(address.host, address.port, keepalive=KEEPALIVE_SECONDS)
+    except ssl.SSLCertVerificationError as e:
+        raise BrokerRefused(f"{address.display()}: the broker's TLS certificate is not trusted "
+                            f"({e.verify_message}): name the club's certificate authority in club.ca_file") from None
+    except ssl.SSLError as e:
+        raise BrokerUnreachable(f"{address.display()}: TLS failed: {e.reason or e}") from None
     except (OSError, ValueError) as e:
         raise BrokerUnreachable(f"no broker at {address.display()}: {getattr(e, 'strerror', None) or e}") from None
     client.loop_start()

@@ -38,6 +38,7 @@ log = logging.getLogger("board_pi.club")
 
 WINDOW = 100  # events in flight at once (paho's own in-flight limit is set to the same; the broker
 # needs max_inflight_messages at least this, docs/club-night.md)
+DRAIN_WAIT = 20.0  # seconds after a reconnection for paho's resent messages to be acknowledged
 SAVE_EVERY = 0.5  # seconds between writes of the last acknowledged event: a crash in between only
 # sends a few acknowledged events again, and the hub drops those
 
@@ -190,6 +191,7 @@ class TablePublisher:
         self._threads: list[threading.Thread] = []
         self._delivered_cond = threading.Condition()
         self._saved_at = 0.0
+        self._connected_at = 0.0
         self._pairing_lock = threading.Lock()
 
     # -- the journal this publisher follows ------------------------------------------------
@@ -264,6 +266,7 @@ class TablePublisher:
             return
         self.connection_problem = None
         client.subscribe(self.topics.command, qos=1)
+        self._connected_at = time.monotonic()
         self._connected = True
         self._announce_online = True
         self._state_dirty = True
@@ -309,8 +312,17 @@ class TablePublisher:
                 if not self._connected:
                     continue
                 if self._drain_first:
-                    if self._inflight or any(k != "event" for k, _ in self._mids.values()):
+                    if self._mids and time.monotonic() - self._connected_at < DRAIN_WAIT:
                         continue  # paho is sending again what was in flight
+                    if self._mids:  # not acknowledged after all: send again from the last that was
+                        log.warning("table %s: %d messages not acknowledged after reconnecting; sending "
+                                    "again from event %d", self.number, len(self._mids), self.delivered + 1)
+                        self._mids.clear()
+                        self._inflight.clear()
+                        self._acked.clear()
+                        self._cursor = self.delivered
+                        self._state_inflight = False
+                        self._state_dirty = True
                     self._drain_first = False
                 if self._announce_online:
                     self._announce_online = False

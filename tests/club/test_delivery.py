@@ -177,3 +177,31 @@ def test_table_restarted_resumes_sending_from_the_first_unacknowledged_event(bro
     finally:
         pub.stop()
         hub.stop()
+
+
+def test_a_journal_started_afresh_is_a_new_epoch_not_a_run_of_duplicates(broker, tmp_path):
+    """A damaged journal set aside numbers its events from 1 again: the hub takes them as new."""
+    hub = start_hub(broker, tmp_path / "hub")
+    sim = SimTable(tmp_path / "t1")
+    pub = publisher_for(sim, broker, 1).start()
+    sim.play(10)
+    assert pub.wait_delivered(sim.table.journal.last_seq(), 10)
+    first_epoch = pub.epoch
+    wait_for(lambda: hub_has_everything(hub, 1, sim), bus=hub.bus, what="the first journal")
+    pub.stop()
+    sim.close()
+    (tmp_path / "t1" / "journal.db").rename(tmp_path / "t1" / "journal.damaged.db")
+    for extra in ("-wal", "-shm"):
+        (tmp_path / "t1" / f"journal.db{extra}").unlink(missing_ok=True)
+    sim = SimTable(tmp_path / "t1")  # a clean journal, a new game
+    pub = publisher_for(sim, broker, 1).start()
+    try:
+        assert pub.epoch != first_epoch
+        sim.play(4)
+        wait_for(lambda: hub_has_everything(hub, 1, sim) and hub.store.events(1) and
+                 len(hub.store.events(1)) == sim.table.journal.last_seq(), bus=hub.bus, what="the new journal")
+        assert_once_in_order(hub, 1, sim)
+        assert len(hub.store.events(1, first_epoch)) > 4  # the old journal's events are kept
+    finally:
+        pub.stop()
+        hub.stop()

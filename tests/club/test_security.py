@@ -3,7 +3,10 @@ own topics, only the hub sends commands, and a wrong password is a clear refusal
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -104,3 +107,56 @@ def test_a_wrong_password_is_a_refusal_and_a_missing_broker_is_unreachable(broke
     broker.stop()
     with pytest.raises(m.BrokerUnreachable, match=f"127.0.0.1:{port}"):
         m.check_account(parse_broker_url(f"mqtt://hub:x@127.0.0.1:{port}"), "t")
+
+
+def make_certificates(d: Path) -> tuple[Path, Path, Path]:
+    """A club's own certificate authority and the broker's certificate for 127.0.0.1 (openssl)."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    d.mkdir(parents=True, exist_ok=True)
+    ca_key, ca, key, csr, cert = (d / n for n in ("ca.key", "ca.crt", "broker.key", "broker.csr", "broker.crt"))
+    ext = d / "ext.cnf"
+    ext.write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+
+    def run(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(ca_key), "-out", str(ca), "-days", "2",
+        "-subj", "/CN=board-pi test club CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(csr), "-subj", "/CN=127.0.0.1")
+    run("x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial", "-out",
+        str(cert), "-days", "2", "-extfile", str(ext))
+    return ca, cert, key
+
+
+def test_tls_carries_a_tables_events_and_an_untrusted_certificate_is_refused(tmp_path):
+    from board_pi.club.broker import LocalBroker, access_list, mosquitto_path
+    from board_pi.club.hub import Hub
+    from board_pi.club.publisher import TablePublisher
+    from board_pi.club.settings import club_settings
+
+    from .conftest import TABLES, accounts
+    from .helpers import SimTable
+
+    if mosquitto_path() is None:
+        pytest.skip("Mosquitto is not installed (.ci/run installs it)")
+    ca, cert, key = make_certificates(tmp_path / "certs")
+    broker = LocalBroker(tmp_path / "broker", accounts=accounts(), acl=access_list(TABLES), tls=(cert, key)).start()
+    try:
+        assert broker.url().startswith("mqtts://")
+        hub_settings = club_settings({"broker": broker.url("hub", HUB_PASSWORD), "ca_file": str(ca)},
+                                     need_table=False)
+        (tmp_path / "hub").mkdir()
+        hub = Hub(hub_settings, tmp_path / "hub").start()
+        sim = SimTable(tmp_path / "t1")
+        pub = TablePublisher(club_settings({"broker": broker.url("table-1", table_password(1)), "table": 1,
+                                            "ca_file": str(ca)}), sim.table, sim.table.journal, sim.data).start()
+        sim.play(6)
+        wait_for(lambda: hub.last_seq(1) == sim.table.journal.last_seq(), bus=hub.bus, what="events over TLS")
+        pub.stop()
+        hub.stop()
+        # Without the club's certificate authority the broker's certificate is not trusted.
+        with pytest.raises(m.BrokerRefused, match="not trusted"):
+            m.check_account(parse_broker_url(broker.url("hub", HUB_PASSWORD)), "t")
+    finally:
+        broker.kill()
