@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from board_pi.rules.gcg import read_gcg, replay  # noqa: E402
 from board_pi.rules.tiles import ENGLISH  # noqa: E402
-from board_pi.table.demo import load_record, play_record  # noqa: E402
+from board_pi.cli.demo import load_record, play_record  # noqa: E402
 
 
 def main() -> int:

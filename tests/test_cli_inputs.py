@@ -223,7 +223,7 @@ def test_run_with_a_port_given_checks_that_port(files: dict[str, str]) -> None:
 def test_an_empty_tile_profile_is_not_used_and_the_table_reads_on(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     from board_pi.config import load_config
-    from board_pi.table.run import _tile_reader
+    from board_pi.cli.run import _tile_reader
 
     (tmp_path / "tiles.npz").write_bytes(b"")
     cfg = tmp_path / "board-pi.toml"

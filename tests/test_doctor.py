@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import board_pi.doctor as doctor
+import board_pi.cli.doctor as doctor
 from board_pi.config import Config, parse_config
-from board_pi.doctor import FAIL, OK, SKIP, WARN, Result, format_results, run_checks
+from board_pi.cli.doctor import FAIL, OK, SKIP, WARN, Result, format_results, run_checks
 
 CLI = "import sys; from board_pi.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -186,7 +186,7 @@ def test_gpio_on_a_machine_without_gpio(tmp_path: Path) -> None:
     pytest.importorskip("gpiozero")
     if Path("/dev/gpiochip0").exists():
         pytest.skip("this machine has a GPIO chip")
-    code = ("import json, sys; from board_pi.doctor import check_clock; from board_pi.config import Config;"
+    code = ("import json, sys; from board_pi.cli.doctor import check_clock; from board_pi.config import Config;"
             "r = check_clock(Config()); print(json.dumps([r.status, r.detail, r.fix]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=no_hardware_env())
     status, detail, fix = json.loads(out.stdout)

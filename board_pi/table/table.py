@@ -119,6 +119,7 @@ class Table:
                  reader: BoardReader | None = None, settings: Settings | None = None,
                  time_source: Callable[[], float] = time.monotonic,
                  wall_time: Callable[[], float] = time.time,
+                 camera_time: Callable[[], float] | None = None,
                  outputs: Any | None = None, on_finished: Callable[[str, dict[str, Any]], Any] | None = None,
                  bus: EventBus | None = None, archive: Any | None = None) -> None:
         self.journal = journal
@@ -128,6 +129,9 @@ class Table:
         self.settings = settings or Settings()
         self.now = time_source
         self.wall = wall_time
+        # What the still-board wait is timed by: the camera's own time (a simulated camera's
+        # frames, not how long a loaded machine takes to draw them); real time by default.
+        self.camera_time = camera_time or wall_time
         self.outputs = outputs  # lights, buzzer, displays: a ClockOutputs (show, beep, verdict)
         self._controller: ClockController | None = None
         self.on_finished = on_finished  # called with the GCG text and meta of each finished game
@@ -342,7 +346,7 @@ class Table:
         if self.camera is None or self.reader is None:
             return None, "no camera: enter the play on the page"
         s = self.settings
-        deadline = self.wall() + s.settle_seconds
+        deadline = self.camera_time() + s.settle_seconds
         previous: tuple[Any, ...] | None = None
         agree = 1
         why = "the board did not keep still"
@@ -366,7 +370,7 @@ class Table:
                         return reading, ""
                 else:
                     previous, agree = key, 1
-            if self.wall() > deadline:
+            if self.camera_time() > deadline:
                 break
         return None, why + ": waited and gave up; press again or enter the play on the page"
 

@@ -12,15 +12,12 @@ profile. The reader then mixes the network's answer with the nearest enrolled ne
 
 from __future__ import annotations
 
-import argparse
-import sys
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from board_pi.vision.frames import FrameSourceError, load_image
-from board_pi.vision.read import N, NoBoard, Profile, ReadError, Reader, _warp, check_corners, grid_corners, label_of, patches
+from board_pi.vision.read import N, Profile, ReadError, Reader, _warp, check_corners, label_of, patches
 
 DEFAULT_PROFILE = Path("calibration") / "tiles.npz"
 
@@ -87,32 +84,3 @@ def enrol(image: np.ndarray, corners: np.ndarray, reader: Reader | None = None, 
         embs.append(e[keep])
         labs.append(labels[keep])
     return Profile(np.concatenate(embs).astype(np.float32), np.concatenate(labs).astype(np.int64))
-
-
-def cmd_enrol(args: argparse.Namespace) -> int:
-    """``board-pi enrol --layout`` or ``board-pi enrol PHOTO [--corners ...] [--out FILE]``."""
-    if args.layout:
-        print(layout_text())
-        return 0
-    if not args.image:
-        print("board-pi enrol: give a PHOTO of your tiles laid out (see --layout)", file=sys.stderr)
-        return 2
-    try:
-        image = load_image(args.image)
-        corners = grid_corners(image, args.corners, args.image)
-        profile = enrol(image, corners)
-    except NoBoard as e:
-        print(f"board-pi enrol: {e}", file=sys.stderr)
-        return 1
-    except (ReadError, FrameSourceError) as e:
-        print(f"board-pi enrol: {e}", file=sys.stderr)
-        return 2
-    out = Path(args.out) if args.out else DEFAULT_PROFILE
-    try:
-        profile.save(out)
-    except OSError as e:
-        print(f"board-pi enrol: cannot write {out}: {e.strerror}", file=sys.stderr)
-        return 2
-    print(f"enrolled {len(profile.labels)} examples; profile written to {out} "
-          f"(use it with `board-pi read --profile {out}`)")
-    return 0

@@ -15,10 +15,7 @@ Reading is honest: no word list is ever consulted, so a phony reads as the phony
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import sys
 import tempfile
 import zipfile
 import zlib
@@ -29,7 +26,7 @@ from typing import Iterable, Sequence
 import cv2
 import numpy as np
 
-from board_pi.vision.frames import FrameSourceError, as_bgr, load_image
+from board_pi.vision.frames import FrameSourceError, as_bgr
 
 N = 15
 CLASSES = "." + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "?"
@@ -335,24 +332,3 @@ def grid_corners(image: np.ndarray, corners_text: str | None, name: str) -> np.n
     if loc is None:
         raise NoBoard(f"{name}: no board found (pass --corners to give it)")
     return np.asarray(loc.corners, np.float32)
-
-
-def cmd_read(args: argparse.Namespace) -> int:
-    """``board-pi read IMAGE [--corners ...] [--json] [--profile FILE]``."""
-    try:
-        # The profile first: a damaged one is refused before the photo is worked on.
-        profile = load_profile(args.profile) if getattr(args, "profile", None) else None
-        image = load_image(args.image)
-        corners = grid_corners(image, args.corners, args.image)
-        reading = Reader(profile=profile).read(image, corners)
-    except NoBoard as e:
-        print(f"board-pi read: {e}", file=sys.stderr)
-        return 1
-    except (ReadError, FrameSourceError) as e:
-        print(f"board-pi read: {e}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(reading.to_json()))
-    else:
-        print("\n".join(reading.grid))
-    return 0

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from board_pi.cli import main
-from board_pi.clockcmd import format_time
+from board_pi.cli.clock import format_time
 
 from .harness import Cable, PicoThread, wait_for
 

@@ -22,7 +22,7 @@ from board_pi.hardware.serial_clock import SerialClock
 from board_pi.rules.game import GameRules
 from board_pi.rules.judge import WordJudge
 from board_pi.rules.lexicon import Lexicon
-from board_pi.table.run import healthy
+from board_pi.cli.run import healthy
 from board_pi.table.store import Journal
 from board_pi.table.table import Table
 from board_pi.watchdog import Heartbeat

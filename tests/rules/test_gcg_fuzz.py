@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from board_pi.cli import UsageError
-from board_pi.commands import cmd_replay
+from board_pi.cli.rules import cmd_replay
 from board_pi.rules.gcg import GcgError, decode_gcg, parse_gcg, replay, write_gcg
 
 from .test_gcg_refused import GOING_OUT, SIX_ZERO, WITH_LAST_RACKS

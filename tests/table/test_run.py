@@ -76,7 +76,7 @@ def test_the_table_reads_with_the_enrolled_tiles(tmp_path: Path, capsys) -> None
     import numpy as np
 
     from board_pi.config import load_config
-    from board_pi.table.run import _tile_reader
+    from board_pi.cli.run import _tile_reader
     from board_pi.vision.read import Profile
 
     # a profile in the data directory is used without being configured
@@ -175,7 +175,7 @@ def test_a_read_only_journal_is_a_clear_error(tmp_path: Path) -> None:
 def test_finished_games_are_kept_where_the_setup_guide_says(tmp_path: Path) -> None:
     from board_pi.config import load_config
     from board_pi.table.archive import GameArchive
-    from board_pi.table.run import build
+    from board_pi.cli.run import build
 
     data = tmp_path / "data"
     # A game an older board-pi kept one folder too deep is found, and moved, with its details.

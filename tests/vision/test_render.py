@@ -163,7 +163,7 @@ def test_the_synthetic_camera_stands_in_and_says_so(tmp_path, capsys):
 
 
 def test_the_demo_letters_in_its_catalogue_font_or_says_why_not(tmp_path, capsys):
-    from board_pi.table.demo import DEMO_FONT, demo_style
+    from board_pi.cli.demo import DEMO_FONT, demo_style
 
     assert catalogue_font(DEMO_FONT).package == "fonts-dejavu-core"
     style = demo_style(3, fonts=_font_folder(tmp_path / "dejavu", [DEMO_FONT]))

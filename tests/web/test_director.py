@@ -102,7 +102,7 @@ def test_first_pin_on_an_installed_table_with_a_read_only_configuration(tmp_path
     the data directory writable. The PIN chosen on the page is kept there, the doctor shows the
     same one-time code as the service's log, and the PIN still works after a restart."""
     from board_pi.config import load_config
-    from board_pi.doctor import check_director
+    from board_pi.cli.doctor import check_director
 
     etc, data = tmp_path / "etc", tmp_path / "data"
     etc.mkdir()
@@ -133,7 +133,7 @@ def test_first_pin_on_an_installed_table_with_a_read_only_configuration(tmp_path
 
 def test_the_doctor_shows_the_code_the_service_printed(tmp_path: Path) -> None:
     from board_pi.config import parse_config
-    from board_pi.doctor import check_director
+    from board_pi.cli.doctor import check_director
 
     cfg = parse_config(f'[data]\ndir = "{tmp_path}"\n')
     first = check_director(cfg)

@@ -16,9 +16,9 @@ import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
-from .cli import UsageError
-from .clock import ClockController, GameClock, TimeControl
-from .clock.model import ClockSnapshot
+from .main import UsageError
+from ..clock import ClockController, GameClock, TimeControl
+from ..clock.model import ClockSnapshot
 
 # The keyboard backend's keys.
 KEYS = {"z": ("press", 0), "m": ("press", 1), " ": ("pause", None), "c": ("challenge", None),
@@ -83,7 +83,7 @@ def _load(path: Path) -> dict[str, Any] | None:
 def time_control(args: argparse.Namespace) -> TimeControl:
     """The time control from the command line, held to the configuration's limits (one set of
     limits for clock.* in the file and these options); nan and inf are refused."""
-    from .config import CHECKS
+    from ..config import CHECKS
 
     values = {}
     for option, key, value in (("--minutes", "minutes", args.minutes),
@@ -161,7 +161,7 @@ def cmd_clock(args: argparse.Namespace) -> int:
                 if key == "q":
                     break
                 if key in KEYS:
-                    from .hardware.events import ClockEvent
+                    from ..hardware.events import ClockEvent
 
                     kind, player = KEYS[key]
                     backend._emit(ClockEvent(kind, player, time.monotonic(), "keyboard"))  # type: ignore[arg-type]
@@ -190,7 +190,7 @@ def _extra(backend: Any) -> dict[str, Any]:
 
 def _open_backend(args: argparse.Namespace, saved: dict[str, Any] | None) -> Any:
     if args.backend == "serial":
-        from .hardware.serial_clock import SerialClock
+        from ..hardware.serial_clock import SerialClock
 
         if not args.port:
             raise UsageError("--backend serial needs --port (the Pico's serial port)")
@@ -205,7 +205,7 @@ def _open_backend(args: argparse.Namespace, saved: dict[str, Any] | None) -> Any
     if args.backend == "gpio":
         from gpiozero.exc import BadPinFactory
 
-        from .hardware.gpio import GpioClock
+        from ..hardware.gpio import GpioClock
 
         try:
             with warnings.catch_warnings():
@@ -216,7 +216,7 @@ def _open_backend(args: argparse.Namespace, saved: dict[str, Any] | None) -> Any
                              "(Raspberry Pi OS ships it)") from None
     if not sys.stdin.isatty():
         raise UsageError("--backend keyboard needs a terminal on standard input")
-    from .hardware.events import EventSource
+    from ..hardware.events import EventSource
 
     class _Keys(EventSource):
         def show(self, snap: Any) -> None: ...

@@ -7,13 +7,13 @@ import json
 import sys
 import time
 
-from .cli import UsageError
+from .main import UsageError
 
 
 def cmd_judge(args: argparse.Namespace) -> int:
-    from .rules.judge import Adjudication, NotAWord, WordJudge
-    from .rules.lexicon import LexiconError
-    from .wordlists import load_lexicon
+    from ..rules.judge import Adjudication, NotAWord, WordJudge
+    from ..rules.lexicon import LexiconError
+    from ..wordlists import load_lexicon
 
     try:
         lexicon = load_lexicon(args.lexicon)
@@ -40,8 +40,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from .rules.gcg import GcgError, read_gcg, replay
-    from .rules.tiles import UnknownTileSet, tile_set
+    from ..rules.gcg import GcgError, read_gcg, replay
+    from ..rules.tiles import UnknownTileSet, tile_set
 
     try:
         record = read_gcg(args.file)
@@ -103,8 +103,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_lexicon(args: argparse.Namespace) -> int:
-    from .rules.lexicon import LexiconError
-    from .wordlists import cache_dir, load_lexicon
+    from ..rules.lexicon import LexiconError
+    from ..wordlists import cache_dir, load_lexicon
 
     try:
         t = time.perf_counter()

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..cli import UsageError
+from .main import UsageError
 from ..clock import TimeControl
 from ..rules.board import Coordinate
 from ..rules.game import ChallengeRule, Game, GameRules, Passed
@@ -30,8 +30,8 @@ from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg, repla
 from ..rules.judge import WordJudge
 from ..rules.play import Play
 from ..rules.tiles import ENGLISH
-from .store import Journal
-from .table import Table
+from ..table.store import Journal
+from ..table.table import Table
 
 BUNDLED = "demo.gcg"
 
@@ -67,6 +67,8 @@ class ScriptedCamera:
     rest) and differ by sensor noise; a hand over the board changes everything it covers.
     """
 
+    FPS = 10.0  # the simulated camera's frame rate: its time is its frames
+
     def __init__(self, seed: int, size: tuple[int, int] = (1280, 960)) -> None:
         self._rows = ["." * 15] * 15
         self.seed = seed
@@ -78,6 +80,11 @@ class ScriptedCamera:
         self.last_corners: Any = None
         self.render_seconds = 0.0
         self._cache: tuple[int, Any] | None = None
+
+    def time(self) -> float:
+        """The camera's own time, in seconds of frames taken: the table's still-board wait is
+        timed by it, so a slow machine drawing the frames does not make the table give up."""
+        return self.frame_no / self.FPS
 
     @property
     def rows(self) -> list[str]:
@@ -172,7 +179,7 @@ def challenge_rule(rec: GcgRecord) -> ChallengeRule:
 SPEEDS = (0.1, 10_000.0)  # slow motion to far faster than a game; "max" is as fast as possible
 
 
-def run(args: argparse.Namespace) -> int:
+def cmd_demo(args: argparse.Namespace) -> int:
     try:
         speed = None if str(args.speed).strip() == "max" else float(args.speed)
     except ValueError:
@@ -219,7 +226,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
                 say: Any = print, data_dir: str | None = None, seed: int = 1) -> DemoResult:
     """Act out ``rec`` at a simulated table; returns the scores and how the reading went."""
     from ..wordlists import load_lexicon
-    from .vision import VisionReader
+    from ..table.vision import VisionReader
 
     check = replay(rec)
     names = check.game.players
@@ -232,7 +239,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
     camera = ScriptedCamera(seed)
     reader = VisionReader(tracker=_setup_calibration(camera))
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
-                  time_source=clock_time)
+                  time_source=clock_time, camera_time=camera.time)
     table.new_game(names, rules, TimeControl(minutes=25), meta={"lexicon": "default", "demo": True})
     server = None
     if web:

@@ -68,22 +68,22 @@ def build_parser() -> argparse.ArgumentParser:
     j.add_argument("words", nargs="+", metavar="WORD")
     j.add_argument("--lexicon", help="lexicon name (in lexicons/) or path to a word list")
     j.add_argument("--log", metavar="FILE", help="append the adjudication to this log file")
-    j.set_defaults(handler=_lazy("board_pi.commands", "cmd_judge"))
+    j.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_judge"))
 
     r = sub.add_parser("replay", help="replay a GCG record through the rules engine and check every score")
     r.add_argument("file", metavar="FILE.gcg")
     r.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
     r.add_argument("--tiles", help="tile set (english, polish); guessed from the record if not given")
-    r.set_defaults(handler=_lazy("board_pi.commands", "cmd_replay"))
+    r.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_replay"))
 
     lx = sub.add_parser("lexicon", help="compile or inspect a lexicon")
     lx.add_argument("source", metavar="NAME|PATH")
-    lx.set_defaults(handler=_lazy("board_pi.commands", "cmd_lexicon"))
+    lx.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_lexicon"))
     rn = sub.add_parser("run", help="run a table with its camera, clock and status page")
     rn.add_argument("--config", metavar="FILE", help="configuration file (default: the usual places)")
     rn.add_argument("--port", type=port_number(), help="status page port, 1-65535 (overrides the configuration)")
     rn.add_argument("--stop-after", type=seconds, metavar="SECONDS", help=argparse.SUPPRESS)
-    rn.set_defaults(handler=_lazy("board_pi.table.run", "cmd_run"))
+    rn.set_defaults(handler=_lazy("board_pi.cli.run", "cmd_run"))
 
     d = sub.add_parser("demo", help="a whole game at a simulated table: no hardware needed")
     d.add_argument("--game", metavar="FILE.gcg", help="the game to act out (default: the bundled game)")
@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-web", action="store_true", help="do not serve the status page")
     d.add_argument("--json", action="store_true", help="end with one JSON line: final, recorded, plays")
     d.add_argument("--data", metavar="DIR", help="keep the journal here (default: a temporary folder)")
-    d.set_defaults(handler=_lazy("board_pi.table.demo", "run"))
+    d.set_defaults(handler=_lazy("board_pi.cli.demo", "cmd_demo"))
 
 
     c = sub.add_parser("config", help="check, write or show the configuration; set the director's PIN")
@@ -110,12 +110,12 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--pin-stdin", action="store_true", help="read the PIN from standard input (for scripts)")
     cs = csub.add_parser("show", help="print the configuration in effect, defaults filled in")
     cs.add_argument("--config", metavar="FILE")
-    c.set_defaults(handler=_lazy("board_pi.config", "cmd_config"))
+    c.set_defaults(handler=_lazy("board_pi.cli.config", "cmd_config"))
 
     dr = sub.add_parser("doctor", help="check the table: config, camera, clock, lexicon, disk, system clock")
     dr.add_argument("--config", metavar="FILE")
     dr.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
-    dr.set_defaults(handler=_lazy("board_pi.doctor", "cmd_doctor"))
+    dr.set_defaults(handler=_lazy("board_pi.cli.doctor", "cmd_doctor"))
 
 
     ck = sub.add_parser("clock", help="a standalone tournament clock in the terminal (GPIO, Pico or keyboard)")
@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="GPIO buttons, the Pico on a serial port, or keys (z/m players, space pause, "
                          "c challenge, h hold, q quit)")
     ck.add_argument("--port", help="the Pico's serial port (--backend serial), e.g. /dev/serial/by-id/...")
-    # Checked against the configuration's limits by the command (board_pi.clockcmd).
+    # Checked against the configuration's limits by the command (board_pi.cli.clock).
     ck.add_argument("--minutes", type=float, default=25, help="minutes per player (default 25)")
     ck.add_argument("--penalty", type=int, default=10, help="points per started overtime minute (default 10)")
     ck.add_argument("--max-overtime", type=float, default=10, help="whole overtime minutes before a flag (0: no limit)")
@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--delay", type=float, default=0, help="free seconds at the start of each turn (casual games)")
     ck.add_argument("--state", metavar="FILE", help="keep the clock's state here; resume from it if it exists")
     ck.add_argument("--seconds", type=seconds, help="stop after this many seconds (scripted runs)")
-    ck.set_defaults(handler=_lazy("board_pi.clockcmd", "cmd_clock"))
+    ck.set_defaults(handler=_lazy("board_pi.cli.clock", "cmd_clock"))
 
     cal = sub.add_parser("calibrate", help="find the board in one camera frame and save where it is (calibration/)")
     cal.add_argument("source", nargs="?", metavar="SOURCE", help="picamera2, a webcam index or /dev/videoN, an image, a folder or a video")
@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--out", default="calibration/board.json", metavar="FILE.json", help="where to save the profile")
     cal.add_argument("--no-markers", action="store_true", help="ignore ArUco markers in the frame")
     cal.add_argument("--print-markers", metavar="DIR", help="write the four ArUco marker images to DIR, to print")
-    cal.set_defaults(handler=_lazy("board_pi.vision.calibration", "cmd_calibrate"))
+    cal.set_defaults(handler=_lazy("board_pi.cli.vision", "cmd_calibrate"))
 
 
     rd = sub.add_parser("read", help="read the tiles on a board from a photo")
@@ -149,14 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="outer corners of the playing grid (TL, TR, BR, BL as the board is seen upright)")
     rd.add_argument("--json", action="store_true", help="print one JSON object: grid, confidence, corners")
     rd.add_argument("--profile", metavar="FILE", help="an enrolled tile profile (board-pi enrol)")
-    rd.set_defaults(handler=_lazy("board_pi.vision.read", "cmd_read"))
+    rd.set_defaults(handler=_lazy("board_pi.cli.vision", "cmd_read"))
 
     en = sub.add_parser("enrol", help="teach the reader your own tiles from a photo of the printed layout")
     en.add_argument("image", metavar="IMAGE", nargs="?", help="photo of your tiles laid out as --layout shows")
     en.add_argument("--layout", action="store_true", help="print the layout to lay your tiles out in")
     en.add_argument("--corners", metavar="X1,Y1,X2,Y2,X3,Y3,X4,Y4", help="outer corners of the playing grid")
     en.add_argument("--out", metavar="FILE", help="where to store the profile (default calibration/tiles.npz)")
-    en.set_defaults(handler=_lazy("board_pi.vision.enrol", "cmd_enrol"))
+    en.set_defaults(handler=_lazy("board_pi.cli.vision", "cmd_enrol"))
     return p
 
 
@@ -176,10 +176,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
 
-
-if __name__ == "__main__":
-    # Run through the package's own module, so `python -m board_pi.cli` and the console script
-    # share one UsageError class (this file would otherwise be loaded twice).
-    from board_pi.cli import main as _main
-
-    sys.exit(_main())

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..cli import UsageError
+from .main import UsageError
 
 RESUME_FILE = "pico-resume.json"  # where the Pico link stood, so no press is taken twice
 
@@ -29,9 +29,9 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     from ..rules.lexicon import LexiconError
     from ..rules.tiles import tile_set
     from ..wordlists import load_lexicon
-    from .archive import GameArchive
-    from .store import JournalDamaged
-    from .table import NotRecorded, Settings, Table
+    from ..table.archive import GameArchive
+    from ..table.store import JournalDamaged
+    from ..table.table import NotRecorded, Settings, Table
 
     closers: list[Any] = []
     try:
@@ -92,7 +92,7 @@ def open_journal(path: Path, damaged: Exception | None = None) -> Any:
     """The journal at ``path``. A damaged one (truncated, garbage, not a database, games that
     cannot be replayed) is set aside as ``journal.damaged-<time>.db`` with a line in the log
     saying where, and a clean one started; one that cannot be written is a UsageError (exit 2)."""
-    from .store import Journal, JournalDamaged, JournalUnwritable
+    from ..table.store import Journal, JournalDamaged, JournalUnwritable
 
     try:
         if damaged is None:
@@ -152,7 +152,7 @@ def _vision(cfg: Any, data: Path) -> tuple[Any, Any]:
         camera = open_source(source, repeat=True)
     except FrameSourceError as e:
         raise UsageError(f"camera: {e}") from None
-    from .vision import VisionReader
+    from ..table.vision import VisionReader
 
     return camera, VisionReader(reader=_tile_reader(cfg), tracker=_tracker(cfg))
 

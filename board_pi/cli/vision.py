@@ -1,0 +1,119 @@
+"""The vision commands: ``board-pi read``, ``board-pi enrol`` and ``board-pi calibrate``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker_image, save
+from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
+from ..vision.frames import FrameSourceError, load_image, open_source
+from ..vision.read import NoBoard, ReadError, Reader, grid_corners, load_profile
+from .main import UsageError
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    """``board-pi read IMAGE [--corners ...] [--json] [--profile FILE]``."""
+    try:
+        # The profile first: a damaged one is refused before the photo is worked on.
+        profile = load_profile(args.profile) if getattr(args, "profile", None) else None
+        image = load_image(args.image)
+        corners = grid_corners(image, args.corners, args.image)
+        reading = Reader(profile=profile).read(image, corners)
+    except NoBoard as e:
+        print(f"board-pi read: {e}", file=sys.stderr)
+        return 1
+    except (ReadError, FrameSourceError) as e:
+        print(f"board-pi read: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(reading.to_json()))
+    else:
+        print("\n".join(reading.grid))
+    return 0
+
+
+def cmd_enrol(args: argparse.Namespace) -> int:
+    """``board-pi enrol --layout`` or ``board-pi enrol PHOTO [--corners ...] [--out FILE]``."""
+    if args.layout:
+        print(layout_text())
+        return 0
+    if not args.image:
+        print("board-pi enrol: give a PHOTO of your tiles laid out (see --layout)", file=sys.stderr)
+        return 2
+    try:
+        image = load_image(args.image)
+        corners = grid_corners(image, args.corners, args.image)
+        profile = enrol(image, corners)
+    except NoBoard as e:
+        print(f"board-pi enrol: {e}", file=sys.stderr)
+        return 1
+    except (ReadError, FrameSourceError) as e:
+        print(f"board-pi enrol: {e}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else DEFAULT_PROFILE
+    try:
+        profile.save(out)
+    except OSError as e:
+        print(f"board-pi enrol: cannot write {out}: {e.strerror}", file=sys.stderr)
+        return 2
+    print(f"enrolled {len(profile.labels)} examples; profile written to {out} "
+          f"(use it with `board-pi read --profile {out}`)")
+    return 0
+
+
+def _parse_corners(text: str) -> np.ndarray:
+    try:
+        vals = [float(v) for v in text.replace(" ", "").split(",")]
+    except ValueError:
+        vals = []
+    if len(vals) != 8 or not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"--corners needs eight numbers X1,Y1,X2,Y2,X3,Y3,X4,Y4, got {text!r}")
+    return np.array(vals, np.float32).reshape(4, 2)
+
+
+def cmd_calibrate(args: Any) -> int:
+    """``board-pi calibrate SOURCE``: find the board in one frame and save the profile."""
+    if args.print_markers:
+        out = Path(args.print_markers)
+        out.mkdir(parents=True, exist_ok=True)
+        for i in MARKER_IDS:
+            cv2.imwrite(str(out / f"marker_{i}.png"), marker_image(i, 600))
+        print(f"wrote markers {', '.join(map(str, MARKER_IDS))} to {out}/ (print them 3-5 cm wide; "
+              "stick 0 by square A1, then 1, 2, 3 clockwise, outside the grid)")
+        return 0
+    if not args.source:
+        raise UsageError("give a frame source (picamera2, a webcam index, /dev/videoN, an image, a folder or a video)")
+    try:
+        corners = _parse_corners(args.corners) if args.corners else None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    try:
+        with open_source(args.source) as src:
+            frame = src.read()
+            camera: dict[str, Any] = {"source": args.source}
+            camera.update(getattr(src, "settings", {}) or {})
+    except FrameSourceError as e:
+        raise UsageError(str(e)) from None
+    if frame is None:
+        why = getattr(src, "last_error", "")
+        raise UsageError(f"{args.source} gave no frame" + (f" ({why})" if why else ""))
+    try:
+        cal = calibrate(frame, corners=corners, rotation=args.rotation, use_markers=not args.no_markers, camera=camera)
+    except CalibrationError as e:
+        raise UsageError(str(e)) from None
+    path = save(cal, args.out)
+    c = " ".join(f"({x:.1f}, {y:.1f})" for x, y in cal.corners.tolist())
+    print(f"grid corners (A1 first, clockwise): {c}")
+    print(f"turned {cal.rotation} degrees; frame {cal.frame_size[0]}x{cal.frame_size[1]}")
+    print(f"markers: {', '.join(map(str, sorted(cal.markers))) if cal.markers else 'none'}")
+    print(f"grid lines on the predicted lines: {cal.reference['lines']:.0%}; premium layout match {cal.reference['premium']:.2f}")
+    print(f"saved {path}")
+    return 0
