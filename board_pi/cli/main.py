@@ -60,6 +60,9 @@ def _lazy(module: str, func: str) -> Handler:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .club import add_club_options
+    from .hub import add_hub_parser
+
     p = argparse.ArgumentParser(prog="board-pi", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -83,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--config", metavar="FILE", help="configuration file (default: the usual places)")
     rn.add_argument("--port", type=port_number(), help="status page port, 1-65535 (overrides the configuration)")
     rn.add_argument("--stop-after", type=seconds, metavar="SECONDS", help=argparse.SUPPRESS)
+    add_club_options(rn)
     rn.set_defaults(handler=_lazy("board_pi.cli.run", "cmd_run"))
 
     d = sub.add_parser("demo", help="a whole game at a simulated table: no hardware needed")
@@ -94,7 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-web", action="store_true", help="do not serve the status page")
     d.add_argument("--json", action="store_true", help="end with one JSON line: final, recorded, plays")
     d.add_argument("--data", metavar="DIR", help="keep the journal here (default: a temporary folder)")
+    add_club_options(d)
     d.set_defaults(handler=_lazy("board_pi.cli.demo", "cmd_demo"))
+    add_hub_parser(sub, port_number, seconds, _lazy)
 
 
     c = sub.add_parser("config", help="check, write or show the configuration; set the director's PIN")

@@ -240,6 +240,11 @@ class TablePublisher:
         self.client.loop_stop()
         self.state.close()
 
+    def close(self) -> None:
+        """As :meth:`stop`, after a moment for what is still in flight (a table shutting down)."""
+        self.flush(3.0)
+        self.stop()
+
     @property
     def connected(self) -> bool:
         return self._connected
@@ -248,6 +253,14 @@ class TablePublisher:
     def backlog(self) -> int:
         """Events in the journal the broker has not acknowledged yet."""
         return max(0, self.journal.last_seq() - self.delivered)
+
+    def flush(self, timeout: float) -> bool:
+        """Wait (at most ``timeout``) until the broker has every event and result so far: a
+        table about to stop (the demo's end) leaves nothing for next time if it can."""
+        last = self.journal.last_seq()
+        with self._delivered_cond:
+            return self._delivered_cond.wait_for(
+                lambda: self.delivered >= last and not self.state.undelivered_results(), timeout=timeout)
 
     def wait_delivered(self, seq: int, timeout: float) -> bool:
         """Wait until every event up to ``seq`` is acknowledged (tests, a clean shutdown)."""
@@ -364,12 +377,14 @@ class TablePublisher:
                     advanced = True
             elif kind == "result" and rc < 128:
                 self.state.result_delivered(key)
+                advanced = True
             elif kind == "state":
                 self._state_inflight = False
         if advanced:
             now = time.monotonic()
             if now - self._saved_at >= SAVE_EVERY or not self._inflight:
                 self._save_delivered()
+            self._wake.set()  # a flush() waiting on the condition re-checks
             with self._delivered_cond:
                 self._delivered_cond.notify_all()
 

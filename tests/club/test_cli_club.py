@@ -98,3 +98,43 @@ def test_board_pi_hub_serves_the_tables(broker, tmp_path):
     finally:
         proc.terminate()
         assert proc.wait(30) == 0
+
+
+def test_board_pi_run_with_club_in_its_configuration_takes_the_hubs_pairing(broker, tmp_path):
+    from board_pi.club.broker import free_port
+    from board_pi.club.results import TablePairing
+
+    cfg = tmp_path / "board-pi.toml"
+    cfg.write_text('[camera]\nsource = "none"\n[clock]\nbackend = "none"\n'
+                   f'[web]\nport = {free_port()}\n[data]\ndir = "{tmp_path / "data"}"\n'
+                   '[game]\nplayers = ["Ann", "Bob"]\n'
+                   f'[club]\nbroker = "{broker.url("table-4", table_password(4))}"\ntable = 4\n')
+    (tmp_path / "hub").mkdir()
+    hub = Hub(ClubSettings(parse_broker_url(broker.url("hub", HUB_PASSWORD))), tmp_path / "hub").start()
+    proc = subprocess.Popen([sys.executable, "-m", "board_pi.cli", "run", "--config", str(cfg), "--stop-after", "120"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        said = ""
+        while "status page on" not in said:  # by then it stops cleanly on SIGTERM
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+            assert line, proc.stderr.read()  # type: ignore[union-attr]
+            said += line
+        assert "club: table 4 publishing to mqtt://table-4@127.0.0.1" in said
+
+        def snapshot() -> dict[str, Any]:
+            rows = [t for t in hub.store.tables() if t["table"] == 4 and t["state"]]
+            return rows[0]["state"]["snapshot"] if rows else {}
+
+        wait_for(lambda: [p["name"] for p in snapshot().get("players", [])] == ["Ann", "Bob"], bus=hub.bus,
+                 timeout=60, what="the table's first state")
+        hub.send_pairings(1, [TablePairing(4, ("Cy Cole", "Di Dunn"), (None, None))], now=True)
+        wait_for(lambda: [p["name"] for p in snapshot().get("players", [])] == ["Cy Cole", "Di Dunn"],
+                 bus=hub.bus, timeout=60, what="the paired game at the table")
+        proc.terminate()
+        assert proc.wait(60) == 0, proc.stderr.read()  # type: ignore[union-attr]
+        wait_for(lambda: not [t for t in hub.store.tables() if t["table"] == 4][0]["online"], bus=hub.bus,
+                 what="the table offline")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        hub.stop()

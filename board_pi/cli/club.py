@@ -1,0 +1,67 @@
+"""A table on the club's broker: the ``--broker`` and ``--table`` options of ``run`` and ``demo``
+over ``[club]`` in the configuration, and the table's publisher, started and stopped with it."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+from .main import UsageError
+
+
+def add_club_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--broker", metavar="URL",
+                        help="publish this table to the club's MQTT broker: mqtt://[user:password@]host[:port] "
+                             "(mqtts:// for TLS; overrides [club] broker)")
+    parser.add_argument("--table", metavar="N", help="this table's number in the room, 1-999 (overrides [club] table)")
+
+
+def table_club_settings(args: argparse.Namespace, configured: Any = None) -> Any:
+    """The club settings for a table: the configuration's, with the command line's on top; None
+    for a table on its own. A bad URL or table number is a UsageError (exit 2)."""
+    from ..club.settings import ClubSettings, ClubSettingsError, parse_broker_url, table_number
+
+    settings = configured if configured is not None else ClubSettings()
+    try:
+        if getattr(args, "broker", None):
+            settings = replace(settings, broker=parse_broker_url(args.broker, "--broker"))
+        if getattr(args, "table", None) is not None:
+            settings = replace(settings, table=table_number(args.table, "--table"))
+    except ClubSettingsError as e:
+        raise UsageError(str(e)) from None
+    if settings.broker is None:
+        if getattr(args, "table", None) is not None:
+            raise UsageError("--table needs a broker: give --broker URL (or [club] broker in the configuration)")
+        return None
+    if settings.table is None:
+        raise UsageError("a table on the club's broker needs its number: --table N (or [club] table)")
+    return settings
+
+
+def start_publisher(settings: Any, table: Any, journal: Any, data_dir: Path, say: Callable[[str], Any],
+                    start_game: Callable[[Any], None] | None = None) -> Any:
+    """Check the account, then publish ``table`` in the background. A broker that refuses the
+    account is a UsageError; one that is not there yet is said, and the table plays on."""
+    from ..club.mqtt import BrokerRefused, BrokerUnreachable, check_account
+    from ..club.publisher import TablePublisher
+
+    try:
+        check_account(settings.broker, f"board-pi-table-{settings.table}")
+    except BrokerRefused as e:
+        raise UsageError(str(e)) from None
+    except BrokerUnreachable as e:
+        say(f"club: {e}; the table plays on and sends its events when the broker is back")
+    publisher = TablePublisher(settings, table, journal, data_dir, start_game=start_game)
+    before = table.on_finished
+
+    def finished(gcg: str, meta: dict[str, Any]) -> None:
+        if before is not None:
+            before(gcg, meta)
+        publisher.game_finished(gcg, meta)
+
+    table.on_finished = finished
+    publisher.start()
+    say(f"club: table {settings.table} publishing to {settings.broker.display()}")
+    return publisher
