@@ -5,6 +5,7 @@ through the table's own actions, as the players would on the page. For the club 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -47,11 +48,12 @@ class RecordedTable:
     done: int = 0
     finished: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     on_finished: Callable[[str, dict[str, Any]], None] | None = None
+    clock: Callable[[], float] = time.monotonic  # the game clock's time (tests step it)
 
     def __post_init__(self) -> None:
         self.data.mkdir(parents=True, exist_ok=True)
         self.table = Table(Journal(self.data / "journal.db"), WordJudge(lexicon()),
-                           on_finished=self._finished)
+                           on_finished=self._finished, time_source=self.clock)
         self.moves = demo_moves()
         if not self.table.resume():
             self.new_game(list(self.names))

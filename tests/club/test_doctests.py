@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["settings", "topics", "broker"])
+@pytest.mark.parametrize("name", ["settings", "topics", "broker", "results", "feeds"])
 def test_doctests(name: str) -> None:
     module = importlib.import_module(f"board_pi.club.{name}")
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
