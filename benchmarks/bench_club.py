@@ -85,13 +85,15 @@ def run_hub(args: argparse.Namespace) -> None:
     from board_pi.club.hub import Hub
     from board_pi.club.hubweb import create_hub_app
     from board_pi.club.settings import ClubSettings, parse_broker_url
+    from board_pi.web.auth import PinGuard
+    from board_pi.web.director import DirectorStore
     from board_pi.web.server import serve
 
     data = Path(args.data)
     data.mkdir(parents=True, exist_ok=True)
     hub = Hub(ClubSettings(parse_broker_url(f"mqtt://hub:{HUB_PASSWORD}@127.0.0.1:{args.broker_port}")),
               data).start()
-    server = serve(None, "127.0.0.1", 0, app=create_hub_app(hub, data_dir=data), threads=16)
+    server = serve(None, "127.0.0.1", 0, app=create_hub_app(hub, store=DirectorStore(data), guard=PinGuard()), threads=16)
     print(f"port {server.port}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -7,6 +7,7 @@ commands (:mod:`.rules`), the terminal clock (:mod:`.clock`), ``config`` (:mod:`
 raise their own errors, which the handlers here turn into a message and exit 2.
 """
 
-from .main import UsageError, build_parser, main, port_number, seconds
+from .errors import UsageError
+from .main import build_parser, main, port_number, seconds
 
 __all__ = ["UsageError", "build_parser", "main", "port_number", "seconds"]

@@ -16,7 +16,7 @@ import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
-from .main import UsageError
+from .errors import UsageError
 from ..clock import ClockController, GameClock, TimeControl
 from ..clock.model import ClockSnapshot
 

@@ -18,12 +18,36 @@ def add_club_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", metavar="N", help="this table's number in the room, 1-999 (overrides [club] table)")
 
 
-def table_club_settings(args: argparse.Namespace, configured: Any = None) -> Any:
-    """The club settings for a table: the configuration's, with the command line's on top; None
-    for a table on its own. A bad URL or table number is a UsageError (exit 2)."""
-    from ..club.settings import ClubSettings, ClubSettingsError, parse_broker_url, table_number
+def club_problems(cfg: Any) -> list[str]:
+    """What is wrong with the configuration's [club], one line each (none: it can be used)."""
+    from ..club.settings import ClubSettingsError, club_settings
 
-    settings = configured if configured is not None else ClubSettings()
+    try:
+        club_settings(cfg.club, need_table=False)
+    except ClubSettingsError as e:
+        return str(e).splitlines()
+    return []
+
+
+def configured_club(cfg: Any = None, *, need_table: bool = False) -> Any:
+    """The configuration's [club] as settings (the defaults without one); a UsageError says
+    every problem."""
+    from ..club.settings import ClubSettings, ClubSettingsError, club_settings
+
+    if cfg is None or not cfg.club:
+        return ClubSettings()
+    try:
+        return club_settings(cfg.club, need_table=need_table)
+    except ClubSettingsError as e:
+        raise UsageError(str(e)) from None
+
+
+def table_club_settings(args: argparse.Namespace, cfg: Any = None) -> Any:
+    """The club settings for a table: the configuration's [club], with the command line's on
+    top; None for a table on its own. A bad URL or table number is a UsageError (exit 2)."""
+    from ..club.settings import ClubSettingsError, parse_broker_url, table_number
+
+    settings = configured_club(cfg)
     try:
         if getattr(args, "broker", None):
             settings = replace(settings, broker=parse_broker_url(args.broker, "--broker"))

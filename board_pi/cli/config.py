@@ -8,10 +8,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..config import (DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, _toml_value, check_ready, find_config, load_config,
+from ..config import (DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, toml_value, check_ready, find_config, load_config,
                       template_text)
 from ..pin import BadPin, DirectorStoreError, hash_pin, save_pin_hash, validate_pin
-from .main import UsageError
+from .errors import UsageError
 
 
 def cmd_config(args: Any) -> int:
@@ -26,13 +26,16 @@ def cmd_config(args: Any) -> int:
             print(f"{args.file}: {len(e.problems)} problem(s); the table will not start with this file", file=sys.stderr)
             return 1
         ready = check_ready(cfg)  # what `board-pi run` checks before it starts
-        for p in ready.errors:
+        from .club import club_problems
+
+        errors = list(ready.errors) + club_problems(cfg)  # [club]: club night's own checks
+        for p in errors:
             print(f"error: {p}", file=sys.stderr)
         warnings = cfg.warnings + ready.warnings
         for w in warnings:
             print(f"warning: {w}", file=sys.stderr)
-        if ready.errors:
-            print(f"{args.file}: {len(ready.errors)} problem(s); the table will not start with this file "
+        if errors:
+            print(f"{args.file}: {len(errors)} problem(s); the table will not start with this file "
                   "on this machine", file=sys.stderr)
             return 1
         print(f"{args.file}: OK" + (f" ({len(warnings)} warning(s))" if warnings else "")
@@ -85,7 +88,7 @@ def cmd_config(args: Any) -> int:
                 v = getattr(getattr(cfg, name), f.name)
                 if f.name == "director_pin_hash" and v:
                     v = "(set)"
-                print(f"{f.name} = {_toml_value(v)}")
+                print(f"{f.name} = {toml_value(v)}")
         return 0
     raise UsageError(f"unknown config command {action!r}")
 

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .main import UsageError
+from .errors import UsageError
 from ..clock import TimeControl
 from ..rules.board import Coordinate
 from ..rules.game import ChallengeRule, Game, GameRules, Passed

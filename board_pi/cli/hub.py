@@ -37,7 +37,9 @@ def cmd_hub(args: argparse.Namespace) -> int:
         cfg = load_config(args.config)
     except ConfigError as e:
         raise UsageError(str(e)) from None
-    settings = cfg.club
+    from .club import configured_club
+
+    settings = configured_club(cfg)
     if args.broker:
         try:
             settings = replace(settings, broker=parse_broker_url(args.broker, "--broker"))
@@ -61,7 +63,10 @@ def cmd_hub(args: argparse.Namespace) -> int:
     except BrokerUnreachable as e:
         print(f"board-pi hub: {e}; trying again in the background", flush=True)
     hub = Hub(settings, data).start()
-    app = create_hub_app(hub, data_dir=data, secret_key=_secret_key(data))
+    from ..web.auth import PinGuard
+    from ..web.director import DirectorStore
+
+    app = create_hub_app(hub, store=DirectorStore(data), guard=PinGuard(), secret_key=_secret_key(data))
     code = app.extensions["board_pi"].store.setup_code()
     port = args.port if args.port is not None else cfg.web.port
     try:

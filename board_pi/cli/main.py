@@ -11,11 +11,9 @@ import math
 import sys
 from typing import Callable, Sequence
 
+from .errors import UsageError
+
 Handler = Callable[[argparse.Namespace], int]
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as a message, exit 2."""
 
 
 def port_number(*, any_free: bool = False) -> Callable[[str], int]:

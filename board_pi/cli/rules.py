@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from .main import UsageError
+from .errors import UsageError
 
 
 def cmd_judge(args: argparse.Namespace) -> int:

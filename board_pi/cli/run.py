@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .main import UsageError
+from .errors import UsageError
 
 RESUME_FILE = "pico-resume.json"  # where the Pico link stood, so no press is taken twice
 
@@ -222,14 +222,10 @@ def _clock_backend(cfg: Any, data: Path) -> Any:
     if kind == "none":
         return None
     if kind == "gpio":
-        from ..hardware.gpio import GpioClock, GpioPins
+        from ..hardware.gpio import GpioClock
 
-        g = cfg.gpio
-        pins = GpioPins(player0=g.player0_button, player1=g.player1_button, pause=g.pause_button,
-                        challenge=g.challenge_button, hold=g.hold_button, light0=g.player0_light,
-                        light1=g.player1_light, green=g.green_light, red=g.red_light, buzzer=g.buzzer)
         try:
-            return GpioClock(pins)
+            return GpioClock(cfg.gpio)  # the configuration's [gpio] section is a GpioPins
         except Exception as e:  # no GPIO here (not a Pi, or no lgpio): say so, keep the table
             raise UsageError(f"GPIO clock: {e} (run `board-pi doctor` for the fix)") from None
     if kind == "serial":
@@ -258,7 +254,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(str(e)) from None
     from .club import table_club_settings
 
-    club = table_club_settings(args, cfg.club)  # a bad --broker or --table before anything starts
+    club = table_club_settings(args, cfg)  # a bad --broker or --table before anything starts
     port = args.port if args.port is not None else cfg.web.port
     ready = check_ready(cfg, port=args.port)  # the same checks as `board-pi config check`
     if ready.errors:

@@ -16,7 +16,7 @@ from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
 from ..vision.frames import FrameSourceError, load_image, open_source
 from ..vision.read import NoBoard, ReadError, Reader, grid_corners, load_profile
-from .main import UsageError
+from .errors import UsageError
 
 
 def cmd_read(args: argparse.Namespace) -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 from datetime import timedelta
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -57,17 +56,17 @@ def table_summary(row: dict[str, Any], behind: int = 0) -> dict[str, Any]:
     }
 
 
-def create_hub_app(hub: Hub, *, data_dir: Path, secret_key: bytes | None = None, heartbeat: float = 15.0,
-                   max_streams: int = 100, pin_hash: str | None = None) -> Flask:
-    from ..web.director import DirectorStore
-
+def create_hub_app(hub: Hub, *, store: Any, guard: Any, secret_key: bytes | None = None, heartbeat: float = 15.0,
+                   max_streams: int = 100) -> Flask:
+    """The hub's app. ``store`` keeps the director's PIN and sessions, ``guard`` locks out wrong
+    PINs: the table page's own (web.director.DirectorStore, web.auth.PinGuard), from the CLI."""
     app = Flask(__name__)
     app.secret_key = secret_key or __import__("os").urandom(32)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, SESSION_COOKIE_NAME="board_pi_hub_session",
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict",
                       PERMANENT_SESSION_LIFETIME=timedelta(hours=12))
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    state = HubWebState(DirectorStore(data_dir, pin_hash), heartbeat=heartbeat, max_streams=max_streams)
+    state = HubWebState(store, guard, heartbeat=heartbeat, max_streams=max_streams)
     app.extensions["board_pi"] = state
     install_session_routes(app)
 

@@ -1,6 +1,8 @@
 """The hub's director: the same PIN mechanism as a table's page (a salted scrypt hash in the data
 directory, the one-time setup code away from the machine, a lockout after wrong guesses, server
-side sessions, a CSRF token on every change).
+side sessions, a CSRF token on every change). The PIN store and the guard are the table page's
+own (board_pi.web), handed in by the CLI: club and web are rooms side by side, neither imports
+the other.
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ from typing import Any, Callable, TypeVar
 from flask import Flask, Response, current_app, jsonify, request, session
 
 from ..pin import BadPin, check_pin, hash_pin, validate_pin
-from ..web.auth import PinGuard
-from ..web.director import DirectorStore
 
 CSRF_HEADER = "X-CSRF-Token"
 PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip",
@@ -33,8 +33,11 @@ class ApiError(Exception):
 
 @dataclass
 class HubWebState:
-    store: DirectorStore
-    guard: PinGuard = field(default_factory=PinGuard)
+    """``store``: the director's PIN and sessions (web.director.DirectorStore, given by the CLI:
+    the same as a table's); ``guard``: the lockout after wrong PINs (web.auth.PinGuard)."""
+
+    store: Any
+    guard: Any
     heartbeat: float = 15.0
     max_streams: int = 100
     on_pin_set: Callable[[str], Any] | None = None

@@ -30,6 +30,7 @@ from ..rules.judge import NotAWord, Verdict, WordJudge
 from ..rules.play import IllegalPlay, Placement, check_placements
 from ..rules.tiles import BLANK
 from .bus import EventBus
+from .snapshot import Snapshot
 from .reading import (DOUBT_BELOW, BoardChange, BoardReading, blank_options, compare,
                       placements_with_letters)
 from .store import KEEP, Journal, JournalDamaged, JournalError, StoredGame
@@ -953,8 +954,19 @@ class Table:
         game, _ = self._require()
         return write_gcg(record_from_game(game, lexicon=str(self.meta.get("lexicon", ""))))
 
-    def snapshot(self) -> dict[str, Any]:
-        """The state as the JSON API gives it."""
+    def last_play_words(self) -> tuple[list[str], str | None]:
+        """The words the last play formed and its notation (([], None) before any play), read
+        consistently while the table's thread may be changing the game."""
+        with self._lock:
+            game = self.game
+            lp = game.state.last_play if game is not None else None
+            if game is None or lp is None:
+                return [], None
+            moves = game.state.moves
+            return list(lp.words), (moves[-1].text if moves else None)
+
+    def snapshot(self) -> Snapshot:
+        """The state as the JSON API gives it (its shape: :class:`~board_pi.table.snapshot.Snapshot`)."""
         with self._lock:
             if self.game is None or self.clock is None:
                 return {"game": None, "board": ["." * 15] * 15, "players": [], "turn": None, "moves": [],

@@ -10,6 +10,8 @@ import pytest
 from board_pi.club.hub import Hub
 from board_pi.club.hubweb import create_hub_app
 from board_pi.club.settings import ClubSettings, parse_broker_url
+from board_pi.web.auth import PinGuard
+from board_pi.web.director import DirectorStore
 
 from ..web.conftest import CHROMIUM_ARGS, chromium_path
 from .conftest import HUB_PASSWORD
@@ -33,7 +35,8 @@ def test_the_dashboard_shows_every_table_offline_in_red_and_a_play_to_confirm(br
 
     (tmp_path / "hub").mkdir()
     hub = Hub(ClubSettings(parse_broker_url(broker.url("hub", HUB_PASSWORD))), tmp_path / "hub").start()
-    server = serve(None, "127.0.0.1", 0, app=create_hub_app(hub, data_dir=tmp_path / "hub", heartbeat=2.0),
+    server = serve(None, "127.0.0.1", 0, app=create_hub_app(hub, store=DirectorStore(tmp_path / "hub"), guard=PinGuard(),
+                                                         heartbeat=2.0),
                    threads=8)
     now = [1000.0]  # table 3's game clock, stepped by the test
     sims = {n: SimTable(tmp_path / f"t{n}", names=(f"Ann {n}", f"Bob {n}"), clock=lambda: now[0]) for n in (1, 2, 3)}

@@ -16,6 +16,8 @@ from board_pi.club.feeds import feed_fields
 from board_pi.club.hub import Hub
 from board_pi.club.hubweb import create_hub_app
 from board_pi.club.settings import ClubSettings, parse_broker_url
+from board_pi.web.auth import PinGuard
+from board_pi.web.director import DirectorStore
 
 from .conftest import HUB_PASSWORD
 from .helpers import SimTable, publisher_for, wait_for
@@ -34,7 +36,7 @@ def room(broker, tmp_path):
         wait_for(lambda: hub.last_seq(n) == sim.table.journal.last_seq() and _state_seq(hub, n) ==
                  sim.table.journal.last_seq(), bus=hub.bus, what=f"table {n}")
     wait_for(lambda: hub.store.results(), bus=hub.bus, what="table 1's result")
-    app = create_hub_app(hub, data_dir=tmp_path / "hub")
+    app = create_hub_app(hub, store=DirectorStore(tmp_path / "hub"), guard=PinGuard())
     yield hub, app, sims, pubs
     for p in pubs.values():
         p.stop()
