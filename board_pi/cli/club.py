@@ -11,13 +11,6 @@ from typing import Any, Callable
 from .main import UsageError
 
 
-def add_club_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--broker", metavar="URL",
-                        help="publish this table to the club's MQTT broker: mqtt://[user:password@]host[:port] "
-                             "(mqtts:// for TLS; overrides [club] broker)")
-    parser.add_argument("--table", metavar="N", help="this table's number in the room, 1-999 (overrides [club] table)")
-
-
 def club_problems(cfg: Any) -> list[str]:
     """What is wrong with the configuration's [club], one line each (none: it can be used)."""
     from ..club.settings import ClubSettingsError, club_settings

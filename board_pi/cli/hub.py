@@ -13,18 +13,6 @@ from typing import Any
 from .main import UsageError
 
 
-def add_hub_parser(sub: Any, port_number: Any, seconds: Any, lazy: Any) -> None:
-    h = sub.add_parser("hub", help="the director's dashboard for every table of the room (club night)")
-    h.add_argument("--config", metavar="FILE",
-                   help="configuration with [club] broker (the hub's account), [web] and [data]")
-    h.add_argument("--broker", metavar="URL", help="the club's broker, mqtt://hub:password@host:1883 "
-                                                   "(overrides [club] broker)")
-    h.add_argument("--port", type=port_number(any_free=True), help="the hub's page port (0: any free port)")
-    h.add_argument("--data", metavar="DIR", help="where the hub keeps what it collects (overrides [data] dir)")
-    h.add_argument("--stop-after", type=seconds, metavar="SECONDS", help=argparse.SUPPRESS)
-    h.set_defaults(handler=lazy("board_pi.cli.hub", "cmd_hub"))
-
-
 def cmd_hub(args: argparse.Namespace) -> int:
     from ..club.hub import Hub
     from ..club.hubweb import create_hub_app

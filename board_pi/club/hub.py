@@ -26,7 +26,7 @@ from .results import TablePairing
 from .settings import ClubSettings
 from .topics import Topics, all_tables, parse_table_topic
 
-log = logging.getLogger("board_pi.club.hub")
+log = logging.getLogger(__name__)
 
 GAP_WAIT = 1.0  # seconds a gap may stay open before the hub asks the table again
 BUFFER_LIMIT = 20000  # events after a gap kept per table while it is filled
