@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from .main import UsageError
+from .errors import UsageError
 
 
 def club_problems(cfg: Any) -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .main import UsageError
+from .errors import UsageError
 
 
 def cmd_hub(args: argparse.Namespace) -> int:
