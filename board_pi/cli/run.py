@@ -25,14 +25,17 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     """The table and the things to close afterwards, from a loaded configuration."""
     from ..rules.judge import WordJudge
     from ..rules.lexicon import LexiconError
+    from ..rules.tiles import tile_set
     from ..wordlists import load_lexicon
     from ..table.archive import GameArchive
     from ..table.store import JournalDamaged
     from ..table.table import NotRecorded, Settings, Table
 
     closers: list[Any] = []
+    tiles = tile_set(cfg.game.tile_set)
     try:
-        lexicon = load_lexicon(cfg.game.lexicon)
+        # Read as the table's tiles; another set than English with no list is refused, by name.
+        lexicon = load_lexicon(cfg.game.lexicon, tiles=tiles)
     except LexiconError as e:
         raise UsageError(f"lexicon: {e}") from None
     log = data / "adjudications.jsonl"
@@ -42,7 +45,7 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
             f.write(json.dumps({"time": entry.time, "words": list(entry.words),
                                 "acceptable": entry.acceptable, "lexicon": entry.lexicon}) + "\n")
 
-    judge = WordJudge(lexicon, clock=time.time, on_log=log_line)
+    judge = WordJudge(lexicon, clock=time.time, on_log=log_line, tiles=tiles)
     camera, reader = _vision(cfg, data)
     if camera is not None:
         closers.append(camera)
