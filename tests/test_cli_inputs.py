@@ -113,12 +113,13 @@ BATTERY: list[tuple[list[str], int, str]] = [
     (["config", "show", "--config", "{deep.toml}"], 2, "nested too deeply"),
     (["config", "set-pin", "--config", "{missing}", "--pin-stdin"], 2, "no such file"),
     # clock: the time control, its state file, its port
-    *[(["clock", opt, v], 2, f"{opt} out of range") for opt, v in (
+    *[(["clock", opt, v], 2, f"{opt}: must be") for opt, v in (
         ("--minutes", "nan"), ("--minutes", "inf"), ("--minutes", "-1"), ("--minutes", "0"), ("--minutes", "1e308"),
         ("--minutes", "-0"), ("--penalty", "-1"), ("--penalty", "1001"), ("--max-overtime", "-1"),
         ("--max-overtime", "nan"), ("--max-overtime", "601"), ("--increment", "-1"),
         ("--increment", "nan"), ("--increment", "601"), ("--delay", "inf"), ("--delay", "-0.5"))],
-    *[(["clock", opt, v], 2, "invalid") for opt, v in (("--minutes", "ten"), ("--penalty", "1.5"), ("--penalty", "x"))],
+    *[(["clock", opt, v], 2, f"{opt}: must be {what}, not") for opt, v, what in (
+        ("--minutes", "ten", "a number"), ("--penalty", "1.5", "a whole number"), ("--penalty", "x", "a whole number"))],
     (["clock", "--increment", "5", "--delay", "5"], 2, "not both"),
     *[(["clock", "--seconds", s], 2, "--seconds") for s in ("nan", "-1", "inf")],
     *[(["clock", "--backend", "serial", "--port", "/dev/null", "--state", "{" + f + "}"], 2, msg) for f, msg in (
