@@ -83,7 +83,7 @@ def test_a_good_time_control_is_taken_everywhere(director: Any) -> None:
     """Positive control: values at the limits pass the file, the page and the command line."""
     top = {key: limits(TimeControl, key).hi for key, _, _ in TIME_CASES}
     cfg = parse_config('[game]\nmode = "casual"\n[clock]\n' + "".join(f"{k} = {v:g}\n" for k, v in top.items()))
-    assert (cfg.clock.minutes, cfg.clock.overtime_penalty) == (600, 1000)
+    assert cfg.clock.time_control() == TimeControl(**top)  # what `board-pi run` plays with
     assert director({k: v for k, v in top.items()})[0] == 200
     # The command takes the time control, then stops only for want of a keyboard to read.
     r = cli_clock("--minutes", "600", "--penalty", "1000", "--max-overtime", "600")

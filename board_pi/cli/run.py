@@ -23,7 +23,6 @@ RESUME_FILE = "pico-resume.json"  # where the Pico link stood, so no press is ta
 
 def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     """The table and the things to close afterwards, from a loaded configuration."""
-    from ..clock import TimeControl
     from ..rules.game import ChallengeRule, GameRules
     from ..rules.judge import WordJudge
     from ..rules.lexicon import LexiconError
@@ -68,11 +67,7 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
         table.journal = open_journal(journal_path, damaged=e)
         resumed = False
     if not resumed:
-        c = cfg.clock
-        control = TimeControl(minutes=c.minutes, overtime_penalty=c.overtime_penalty,
-                              max_overtime_minutes=c.max_overtime_minutes,
-                              increment_seconds=c.increment_seconds, delay_seconds=c.delay_seconds,
-                              charge_downtime=c.downtime == "running")
+        control = cfg.clock.time_control()
         rules = GameRules(challenge=ChallengeRule(cfg.game.challenge_rule),
                           challenge_per_word=cfg.game.challenge_points_per_word,
                           tournament=cfg.game.mode == "tournament", tiles=tile_set(cfg.game.tile_set))
