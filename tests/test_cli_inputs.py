@@ -174,7 +174,7 @@ def test_bad_input_gets_a_message_and_its_exit_code(argv: list[str], code: int, 
     (["demo", "--no-web", "--speed", "1e-300"], 2, "--speed must be a number from 0.1 to 10000"),
     (["run", "--port", "-1"], 2, "a port is from 1 to 65535, not -1"),
     (["config", "check", "/dev/zero"], 1, "larger than 1024 KB"),
-    (["clock", "--minutes", "nan"], 2, "--minutes out of range"),
+    (["clock", "--minutes", "nan"], 2, "--minutes: must be a number, not a string ('nan')"),
     (["run", "--config", "{datafile.toml}"], 2, "data.dir:"),
 ])
 def test_bad_input_as_the_console_command(argv: list[str], code: int, message: str, files: dict[str, str]) -> None:
