@@ -65,17 +65,23 @@ def build_parser() -> argparse.ArgumentParser:
     j = sub.add_parser("judge", help="word judge: is this play acceptable? (never says which word)")
     j.add_argument("words", nargs="+", metavar="WORD")
     j.add_argument("--lexicon", help="lexicon name (in lexicons/) or path to a word list")
+    j.add_argument("--tiles", metavar="NAME", help="tile set the words are spelt in (default english; "
+                   "others need --lexicon)")
     j.add_argument("--log", metavar="FILE", help="append the adjudication to this log file")
     j.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_judge"))
 
     r = sub.add_parser("replay", help="replay a GCG record through the rules engine and check every score")
     r.add_argument("file", metavar="FILE.gcg")
     r.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
-    r.add_argument("--tiles", help="tile set (english, polish); guessed from the record if not given")
+    r.add_argument("--tiles", metavar="NAME", help="tile set (english, german, french, spanish, italian, "
+                   "dutch, dutch-ij, polish) when the record's #tile-distribution does not name it; "
+                   "guessed from its letters if neither does")
     r.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_replay"))
 
     lx = sub.add_parser("lexicon", help="compile or inspect a lexicon")
     lx.add_argument("source", metavar="NAME|PATH")
+    lx.add_argument("--tiles", metavar="NAME", help="read the words as this tile set's tiles and report "
+                    "those it cannot spell")
     lx.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_lexicon"))
     rn = sub.add_parser("run", help="run a table with its camera, clock and status page")
     rn.add_argument("--config", metavar="FILE", help="configuration file (default: the usual places)")

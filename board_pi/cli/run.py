@@ -33,8 +33,10 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     from ..table.table import NotRecorded, Settings, Table
 
     closers: list[Any] = []
+    tiles = tile_set(cfg.game.tile_set)
     try:
-        lexicon = load_lexicon(cfg.game.lexicon)
+        # Read as the table's tiles; another set than English with no list is refused, by name.
+        lexicon = load_lexicon(cfg.game.lexicon, tiles=tiles)
     except LexiconError as e:
         raise UsageError(f"lexicon: {e}") from None
     log = data / "adjudications.jsonl"
@@ -44,7 +46,7 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
             f.write(json.dumps({"time": entry.time, "words": list(entry.words),
                                 "acceptable": entry.acceptable, "lexicon": entry.lexicon}) + "\n")
 
-    judge = WordJudge(lexicon, clock=time.time, on_log=log_line)
+    judge = WordJudge(lexicon, clock=time.time, on_log=log_line, tiles=tiles)
     camera, reader = _vision(cfg, data)
     if camera is not None:
         closers.append(camera)
@@ -70,7 +72,7 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
         control = cfg.clock.time_control()
         rules = GameRules(challenge=ChallengeRule(cfg.game.challenge_rule),
                           challenge_per_word=cfg.game.challenge_points_per_word,
-                          tournament=cfg.game.mode == "tournament", tiles=tile_set(cfg.game.tile_set))
+                          tournament=cfg.game.mode == "tournament", tiles=tiles)
         try:
             table.new_game(list(cfg.game.players), rules, control, meta={"lexicon": cfg.game.lexicon})
         except NotRecorded as e:
