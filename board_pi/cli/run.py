@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import signal
 import sqlite3
 import threading
@@ -39,6 +40,10 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
         lexicon = load_lexicon(cfg.game.lexicon, tiles=tiles)
     except LexiconError as e:
         raise UsageError(f"lexicon: {e}") from None
+    if lexicon.unspellable:  # reported, not dropped silently: the list may be for another set
+        print(f"board-pi run: warning: {lexicon.unspellable} words of lexicon {lexicon.name} cannot be "
+              f"spelt with the {tiles.name} tiles and are left out, such as "
+              f"{', '.join(lexicon.unspellable_examples[:5])}", file=sys.stderr)
     log = data / "adjudications.jsonl"
 
     def log_line(entry: Any) -> None:

@@ -86,3 +86,14 @@ def test_lexicon_reports_the_words_the_set_cannot_spell(run) -> None:  # type: i
     assert p.returncode == 0, p.stderr
     assert "de: 3 words" in p.stdout and "read as german tiles" in p.stdout
     assert "1 words cannot be spelt with the german tiles" in p.stdout and "FAÇADE" in p.stdout
+
+
+def test_config_check_refuses_a_set_with_no_word_list_as_run_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import board_pi.config as config
+
+    monkeypatch.setenv("BOARD_PI_CACHE", str(tmp_path / "cache"))
+    base = f'[camera]\nsource = "none"\n[clock]\nbackend = "none"\n[data]\ndir = "{tmp_path / "data"}"\n'
+    errors = config.check_ready(config.parse_config(base + '[game]\ntile_set = "german"\n')).errors
+    assert any(e.startswith("game.lexicon: no word list is configured for the german tile set") for e in errors)
+    ok = config.check_ready(config.parse_config(base + '[game]\ntile_set = "german"\nlexicon = "german-demo"\n'))
+    assert not [e for e in ok.errors if e.startswith("game.lexicon")]
