@@ -57,6 +57,14 @@ def _lazy(module: str, func: str) -> Handler:
     return run
 
 
+def add_club_options(parser: argparse.ArgumentParser) -> None:
+    """``--broker`` and ``--table``: a table on the club's broker (board_pi.cli.club checks them)."""
+    parser.add_argument("--broker", metavar="URL",
+                        help="publish this table to the club's MQTT broker: mqtt://[user:password@]host[:port] "
+                             "(mqtts:// for TLS; overrides [club] broker)")
+    parser.add_argument("--table", metavar="N", help="this table's number in the room, 1-999 (overrides [club] table)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="board-pi", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -87,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--config", metavar="FILE", help="configuration file (default: the usual places)")
     rn.add_argument("--port", type=port_number(), help="status page port, 1-65535 (overrides the configuration)")
     rn.add_argument("--stop-after", type=seconds, metavar="SECONDS", help=argparse.SUPPRESS)
+    add_club_options(rn)
     rn.set_defaults(handler=_lazy("board_pi.cli.run", "cmd_run"))
 
     d = sub.add_parser("demo", help="a whole game at a simulated table: no hardware needed")
@@ -98,7 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-web", action="store_true", help="do not serve the status page")
     d.add_argument("--json", action="store_true", help="end with one JSON line: final, recorded, plays")
     d.add_argument("--data", metavar="DIR", help="keep the journal here (default: a temporary folder)")
+    add_club_options(d)
     d.set_defaults(handler=_lazy("board_pi.cli.demo", "cmd_demo"))
+
+    h = sub.add_parser("hub", help="the director's dashboard for every table of the room (club night)")
+    h.add_argument("--config", metavar="FILE",
+                   help="configuration with [club] broker (the hub's account), [web] and [data]")
+    h.add_argument("--broker", metavar="URL", help="the club's broker, mqtt://hub:password@host:1883 "
+                                                   "(overrides [club] broker)")
+    h.add_argument("--port", type=port_number(any_free=True), help="the hub's page port (0: any free port)")
+    h.add_argument("--data", metavar="DIR", help="where the hub keeps what it collects (overrides [data] dir)")
+    h.add_argument("--stop-after", type=seconds, metavar="SECONDS", help=argparse.SUPPRESS)
+    h.set_defaults(handler=_lazy("board_pi.cli.hub", "cmd_hub"))
 
 
     c = sub.add_parser("config", help="check, write or show the configuration; set the director's PIN")
