@@ -45,7 +45,7 @@ def bench_gpio(n: int) -> tuple[list[float], list[float]]:
     gpio = GpioClock(GpioPins(), time_source=lambda: fake[0])
     ctl = ClockController(clock, outputs=gpio)
     gpio.on_event = ctl.handle
-    pins = [Device.pin_factory.pin(gpio.pins.player0), Device.pin_factory.pin(gpio.pins.player1)]
+    pins = [Device.pin_factory.pin(gpio.pins.player0_button), Device.pin_factory.pin(gpio.pins.player1_button)]
     pins[1].drive_low()  # start: player 0 runs
     pins[1].drive_high()
     out, cpu = [], []

@@ -116,7 +116,7 @@ BATTERY: list[tuple[list[str], int, str]] = [
     *[(["clock", opt, v], 2, f"{opt} out of range") for opt, v in (
         ("--minutes", "nan"), ("--minutes", "inf"), ("--minutes", "-1"), ("--minutes", "0"), ("--minutes", "1e308"),
         ("--minutes", "-0"), ("--penalty", "-1"), ("--penalty", "1001"), ("--max-overtime", "-1"),
-        ("--max-overtime", "nan"), ("--max-overtime", "601"), ("--max-overtime", "1.5"), ("--increment", "-1"),
+        ("--max-overtime", "nan"), ("--max-overtime", "601"), ("--increment", "-1"),
         ("--increment", "nan"), ("--increment", "601"), ("--delay", "inf"), ("--delay", "-0.5"))],
     *[(["clock", opt, v], 2, "invalid") for opt, v in (("--minutes", "ten"), ("--penalty", "1.5"), ("--penalty", "x"))],
     (["clock", "--increment", "5", "--delay", "5"], 2, "not both"),

@@ -211,10 +211,10 @@ def test_calibration_defaults_to_the_data_directory(tmp_path: Path) -> None:
 def test_data_dir_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
     assert resolve_data_dir(str(tmp_path / "x")) == tmp_path / "x"
-    monkeypatch.setattr(config, "SYSTEM_DATA_DIR", tmp_path / "missing")
+    monkeypatch.setattr(config.schema, "SYSTEM_DATA_DIR", tmp_path / "missing")
     monkeypatch.chdir(tmp_path)
     assert resolve_data_dir() == tmp_path / "data"
-    monkeypatch.setattr(config, "SYSTEM_DATA_DIR", tmp_path)
+    monkeypatch.setattr(config.schema, "SYSTEM_DATA_DIR", tmp_path)
     assert resolve_data_dir() == tmp_path
     monkeypatch.setenv("STATE_DIRECTORY", "/var/lib/board-pi:/var/lib/other")
     assert resolve_data_dir() == Path("/var/lib/board-pi")
@@ -363,7 +363,7 @@ def test_any_assignment_is_accepted_or_explained(assignments: list) -> None:
     by_section: dict[str, dict[str, object]] = {}
     for (section, key), value in assignments:
         by_section.setdefault(section, {})[key] = value
-    text = "".join(f"[{s}]\n" + "".join(f"{k} = {config._toml_value(v) if not isinstance(v, str) else v}\n"
+    text = "".join(f"[{s}]\n" + "".join(f"{k} = {config.toml_value(v) if not isinstance(v, str) else v}\n"
                                         for k, v in body.items()) for s, body in by_section.items())
     try:
         cfg = parse_config(text)
@@ -380,17 +380,6 @@ def test_any_text_is_accepted_or_explained(text: str) -> None:
         parse_config(text)
     except ConfigError as e:
         assert e.problems
-
-
-def test_gpio_defaults_are_the_clock_hardware_defaults() -> None:
-    """One set of default pins: the configuration's are the GPIO clock's (and docs/hardware.md's)."""
-    from board_pi.config import GpioConfig
-    from board_pi.hardware.gpio import GpioPins
-
-    c, g = GpioConfig(), GpioPins()
-    assert (c.player0_button, c.player1_button, c.pause_button, c.challenge_button, c.hold_button,
-            c.player0_light, c.player1_light, c.green_light, c.red_light, c.buzzer) == \
-        (g.player0, g.player1, g.pause, g.challenge, g.hold, g.light0, g.light1, g.green, g.red, g.buzzer)
 
 
 def test_a_hash_from_before_the_pin_module_still_opens() -> None:

@@ -8,7 +8,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from ..config import (DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, _toml_value, check_ready, find_config, load_config,
+from ..config import (DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, toml_value, check_ready, find_config, load_config,
                       template_text)
 from ..pin import BadPin, DirectorStoreError, hash_pin, save_pin_hash, validate_pin
 from .errors import UsageError
@@ -85,7 +85,7 @@ def cmd_config(args: Any) -> int:
                 v = getattr(getattr(cfg, name), f.name)
                 if f.name == "director_pin_hash" and v:
                     v = "(set)"
-                print(f"{f.name} = {_toml_value(v)}")
+                print(f"{f.name} = {toml_value(v)}")
         return 0
     raise UsageError(f"unknown config command {action!r}")
 

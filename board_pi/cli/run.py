@@ -198,14 +198,10 @@ def _clock_backend(cfg: Any, data: Path) -> Any:
     if kind == "none":
         return None
     if kind == "gpio":
-        from ..hardware.gpio import GpioClock, GpioPins
+        from ..hardware.gpio import GpioClock
 
-        g = cfg.gpio
-        pins = GpioPins(player0=g.player0_button, player1=g.player1_button, pause=g.pause_button,
-                        challenge=g.challenge_button, hold=g.hold_button, light0=g.player0_light,
-                        light1=g.player1_light, green=g.green_light, red=g.red_light, buzzer=g.buzzer)
         try:
-            return GpioClock(pins)
+            return GpioClock(cfg.gpio)  # the configuration's [gpio] section is a GpioPins
         except Exception as e:  # no GPIO here (not a Pi, or no lgpio): say so, keep the table
             raise UsageError(f"GPIO clock: {e} (run `board-pi doctor` for the fix)") from None
     if kind == "serial":

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Literal
 
 Phase = Literal["ready", "running", "paused", "challenge", "out_play", "flagged", "ended"]
@@ -58,32 +58,35 @@ class TimeControl:
     hit at once switch the clock once, not twice). ``low_time_seconds``: when the clock warns.
     """
 
-    minutes: float = 25
-    overtime_penalty: int = 10
-    max_overtime_minutes: float = 10
-    increment_seconds: float = 0.0
-    delay_seconds: float = 0.0
+    # Each setting's limits, written once here: the configuration file, the status page's form
+    # and `board-pi clock` all check against them (board_pi.settings reads this metadata).
+    minutes: float = field(default=25, metadata={"min": 0, "above": True, "max": 600})
+    overtime_penalty: int = field(default=10, metadata={"min": 0, "max": 1000})
+    max_overtime_minutes: float = field(default=10, metadata={"min": 0, "max": 600})
+    increment_seconds: float = field(default=0.0, metadata={"min": 0, "max": 600})
+    delay_seconds: float = field(default=0.0, metadata={"min": 0, "max": 600})
     out_play_stops_clocks: bool = True
-    hold_draw_seconds: float = 15.0
+    hold_draw_seconds: float = field(default=15.0, metadata={"min": 0})
     charge_downtime: bool = True
     challenge_loses_turn: bool = True
-    press_guard_seconds: float = 0.3
-    low_time_seconds: float = 60.0
+    press_guard_seconds: float = field(default=0.3, metadata={"min": 0})
+    low_time_seconds: float = field(default=60.0, metadata={"min": 0})
 
     def __post_init__(self) -> None:
-        numbers = ("minutes", "overtime_penalty", "max_overtime_minutes", "increment_seconds",
-                   "delay_seconds", "hold_draw_seconds", "press_guard_seconds", "low_time_seconds")
-        for name in numbers:
-            value = getattr(self, name)
+        for f in fields(self):
+            value, limits = getattr(self, f.name), f.metadata
+            if f.type in (bool, "bool"):
+                if not isinstance(value, bool):
+                    raise ValueError(f"time control: {f.name} must be true or false, not {value!r}")
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValueError(f"time control: {name} must be a number, not {value!r}")
-            if value < 0 or (name == "minutes" and value == 0):
-                raise ValueError(f"time control: {name} out of range ({value!r})")
-        if not isinstance(self.overtime_penalty, int):
-            raise ValueError(f"time control: overtime_penalty must be whole points, not {self.overtime_penalty!r}")
-        for name in ("out_play_stops_clocks", "charge_downtime", "challenge_loses_turn"):
-            if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"time control: {name} must be true or false, not {getattr(self, name)!r}")
+                raise ValueError(f"time control: {f.name} must be a number, not {value!r}")
+            if f.type in (int, "int") and not isinstance(value, int):
+                raise ValueError(f"time control: {f.name} must be whole points, not {value!r}")
+            lo, hi = limits.get("min"), limits.get("max")
+            if (lo is not None and (value <= lo if limits.get("above") else value < lo)) \
+                    or (hi is not None and value > hi):
+                raise ValueError(f"time control: {f.name} out of range ({value!r})")
 
     @property
     def allowance(self) -> float:

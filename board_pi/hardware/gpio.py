@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable
 
 from .events import ClockEvent, EventSource, log
@@ -32,46 +32,63 @@ from .events import ClockEvent, EventSource, log
 # gpiozero is imported when a GpioClock is made, so that importing board_pi.hardware never needs it.
 
 
+def _pin(default: int) -> Any:
+    # GPIO 0-27 on the 40-pin header of every Pi since the B+ (BCM numbers, as `pinout` prints).
+    return field(default=default, metadata={"min": 0, "max": 27, "what": "a BCM GPIO number"})
+
+
 @dataclass(frozen=True)
 class GpioPins:
     """Pin numbers (BCM/GPIO numbering) and button timing. Every field has a working default.
 
-    The defaults avoid the I2C, SPI and UART pins so a display or a HAT can share the header.
+    The one definition of these settings: the configuration's ``[gpio]`` section has these keys,
+    with these defaults and limits (checked through :mod:`board_pi.settings`). The defaults avoid
+    the I2C, SPI and UART pins so a display or a HAT can share the header.
     """
 
-    player0: int = 17
-    player1: int = 27
-    pause: int = 22
-    challenge: int = 23
-    hold: int = 24
-    light0: int = 5
-    light1: int = 6
-    green: int = 13
-    red: int = 19
-    buzzer: int = 26
+    player0_button: int = _pin(17)
+    player1_button: int = _pin(27)
+    pause_button: int = _pin(22)
+    challenge_button: int = _pin(23)
+    hold_button: int = _pin(24)
+    player0_light: int = _pin(5)
+    player1_light: int = _pin(6)
+    green_light: int = _pin(13)
+    red_light: int = _pin(19)
+    buzzer: int = _pin(26)
     pull_up: bool = True  # buttons connect the pin to ground
-    bounce_ms: float = 30.0
-    long_press_s: float = 1.5
-    poll_interval: float = 0.02
+    bounce_ms: float = field(default=30.0, metadata={"min": 0, "max": 60})
+    long_press_s: float = field(default=1.5, metadata={"min": 0, "max": 60})
+    poll_interval: float = field(default=0.02, metadata={"min": 0, "above": True, "max": 60})
 
-    BUTTONS = ("player0", "player1", "pause", "challenge", "hold")
-    OUTPUTS = ("light0", "light1", "green", "red", "buzzer")
+    # Each button's pin setting and the name the clock knows it by (is_pressed, the events).
+    BUTTONS = {"player0_button": "player0", "player1_button": "player1", "pause_button": "pause",
+               "challenge_button": "challenge", "hold_button": "hold"}
+    OUTPUTS = ("player0_light", "player1_light", "green_light", "red_light", "buzzer")
 
     def __post_init__(self) -> None:
         used: dict[int, str] = {}
-        for name in self.BUTTONS + self.OUTPUTS:
+        for name in (*self.BUTTONS, *self.OUTPUTS):
             pin = getattr(self, name)
             if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
                 raise ValueError(f"gpio pins: {name} must be a GPIO number 0-27, not {pin!r}")
             if pin in used:
                 raise ValueError(f"gpio pins: {name} and {used[pin]} are both on GPIO{pin}")
             used[pin] = name
-        for name in ("bounce_ms", "long_press_s", "poll_interval"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 60:
-                raise ValueError(f"gpio pins: {name} must be a number of seconds/ms in [0, 60), not {value!r}")
-        if self.poll_interval <= 0:
-            raise ValueError("gpio pins: poll_interval must be positive")
+        for f in fields(self):
+            lo, hi = f.metadata.get("min"), f.metadata.get("max")
+            if f.name in used.values() or lo is None:
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not (lo < value if f.metadata.get("above") else lo <= value) or value > hi:
+                raise ValueError(f"gpio pins: {f.name} must be a number from {lo} to {hi}, not {value!r}")
+        if not isinstance(self.pull_up, bool):
+            raise ValueError(f"gpio pins: pull_up must be true or false, not {self.pull_up!r}")
+
+    def pins(self) -> dict[str, int]:
+        """Every pin by its setting's name, in the order of the wiring table."""
+        return {name: getattr(self, name) for name in (*self.BUTTONS, *self.OUTPUTS)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "GpioPins":
@@ -135,8 +152,8 @@ class GpioClock(EventSource):
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
         try:
-            for name in GpioPins.BUTTONS:
-                dev = DigitalInputDevice(getattr(self.pins, name), pull_up=self.pins.pull_up,
+            for setting, name in GpioPins.BUTTONS.items():
+                dev = DigitalInputDevice(getattr(self.pins, setting), pull_up=self.pins.pull_up,
                                          bounce_time=None, pin_factory=pin_factory)
                 self._devices.append(dev)
                 button = _Debounced(name, dev)
@@ -145,10 +162,10 @@ class GpioClock(EventSource):
                 # pin factory; gpiozero's bounce_time is not implemented by every factory.
                 dev.when_activated = lambda b=button: self._edge(b, True)
                 dev.when_deactivated = lambda b=button: self._edge(b, False)
-            self.light = (LED(self.pins.light0, pin_factory=pin_factory),
-                          LED(self.pins.light1, pin_factory=pin_factory))
-            self.green = LED(self.pins.green, pin_factory=pin_factory)
-            self.red = LED(self.pins.red, pin_factory=pin_factory)
+            self.light = (LED(self.pins.player0_light, pin_factory=pin_factory),
+                          LED(self.pins.player1_light, pin_factory=pin_factory))
+            self.green = LED(self.pins.green_light, pin_factory=pin_factory)
+            self.red = LED(self.pins.red_light, pin_factory=pin_factory)
             self.buzzer = Buzzer(self.pins.buzzer, pin_factory=pin_factory)
             self._devices += [*self.light, self.green, self.red, self.buzzer]
         except Exception:

@@ -44,6 +44,7 @@ from .errors import NotRecorded, TableError
 from .kinds import Outcome, Pending, PendingKind, PressResult
 from .reading import BoardReading, compare
 from .recorder import Recorder
+from .snapshot import Snapshot
 from .store import Journal, JournalDamaged, JournalError, StoredGame
 from .turns import BoardReader, Camera, Settings, Settled, TurnReader
 from .view import snapshot as _snapshot
@@ -498,7 +499,18 @@ class Table(Confirmations, DirectorActions):
         game, _ = self._require()
         return write_gcg(record_from_game(game, lexicon=str(self.meta.get("lexicon", ""))))
 
-    def snapshot(self) -> dict[str, Any]:
-        """The state as the JSON API gives it (its shape: :func:`board_pi.table.view.snapshot`)."""
+    def last_play_words(self) -> tuple[list[str], str | None]:
+        """The words the last play formed and its notation (([], None) before any play), read
+        consistently while the table's thread may be changing the game."""
+        with self._lock:
+            game = self.game
+            lp = game.state.last_play if game is not None else None
+            if game is None or lp is None:
+                return [], None
+            moves = game.state.moves
+            return list(lp.words), (moves[-1].text if moves else None)
+
+    def snapshot(self) -> Snapshot:
+        """The state as the JSON API gives it (its shape: :class:`~board_pi.table.snapshot.Snapshot`)."""
         with self._lock:
             return _snapshot(self)

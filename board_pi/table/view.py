@@ -1,11 +1,13 @@
-"""The table as the page and the JSON API see it: the snapshot's shape, in one place."""
+"""The table as the page and the JSON API see it (the shape: :class:`~board_pi.table.snapshot.Snapshot`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from .snapshot import Snapshot
 
-def snapshot(table: Any) -> dict[str, Any]:
+
+def snapshot(table: Any) -> Snapshot:
     """The state of ``table`` (a :class:`~board_pi.table.table.Table`, its lock held by the caller)."""
     if table.game is None or table.clock is None:
         return {"game": None, "board": ["." * 15] * 15, "players": [], "turn": None, "moves": [],

@@ -25,7 +25,7 @@ from typing import Any
 
 from flask import Flask
 
-from ..table.table import Table
+from ..table.facade import Table
 from .app import create_app, stop_streams
 
 RESERVED_THREADS = 4  # for /api/state, actions and pages while every stream is busy

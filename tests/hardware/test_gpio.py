@@ -256,8 +256,8 @@ def test_buzzer_sounds_for_low_time_and_overtime(factory, gpio, ft, table):
 
 
 def test_configured_pins_are_used(factory, ft):
-    pins = GpioPins(player0=4, player1=12, pause=16, challenge=20, hold=21,
-                    light0=7, light1=8, green=9, red=10, buzzer=11)
+    pins = GpioPins(player0_button=4, player1_button=12, pause_button=16, challenge_button=20,
+                    hold_button=21, player0_light=7, player1_light=8, green_light=9, red_light=10, buzzer=11)
     with GpioClock(pins, time_source=ft) as g:
         pin(factory, 12).drive_low()
         assert drain(g.events)[0].player == 1
@@ -266,9 +266,9 @@ def test_configured_pins_are_used(factory, ft):
 
 
 @pytest.mark.parametrize("kw, msg", [
-    (dict(player0=27), "both on GPIO27"),
+    (dict(player0_button=27), "both on GPIO27"),
     (dict(buzzer=40), "GPIO number 0-27"),
-    (dict(light0="5"), "GPIO number"),
+    (dict(player0_light="5"), "GPIO number"),
     (dict(bounce_ms=-1), "bounce_ms"),
 ])
 def test_bad_pins_are_refused_clearly(kw, msg):
@@ -277,7 +277,7 @@ def test_bad_pins_are_refused_clearly(kw, msg):
 
 
 def test_pins_from_a_config_section():
-    assert GpioPins.from_dict({"player0": 4}).player0 == 4
+    assert GpioPins.from_dict({"player0_button": 4}).player0_button == 4
     with pytest.raises(ValueError, match="unknown key"):
         GpioPins.from_dict({"plyer0": 4})
 
