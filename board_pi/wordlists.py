@@ -4,7 +4,17 @@ The default lexicon is the word list of the ``kjxqz`` package (about 188,000 wor
 American list, Apache-2.0), read from the installed package. A club's own list (NWL, CSW or any
 list they hold) is a plain text file, one word per line, given by path or dropped into a
 ``lexicons/`` folder and named by its file name. Each list is compiled once into a compact file
-in the cache folder, keyed by the list's content, so later starts read it in milliseconds.
+in the cache folder, keyed by the list's content and the tile set, so later starts read it in
+milliseconds.
+
+A list is compiled for a tile set: its words (UTF-8) are read as that set's tiles, and the words
+the set cannot spell are counted, not dropped silently (``board-pi lexicon`` reports them). The
+default list is English: another set with no list configured is :class:`NoLexicon`, a message
+that names the setting to set.
+
+The project ships one small list of its own, ``german-demo`` (a few hundred common German words,
+written for board-pi, GPL like the rest of the project): enough for the demo's move generator to
+compose a German game, far too small to judge one.
 """
 
 from __future__ import annotations
@@ -16,15 +26,23 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from .rules.lexicon import Lexicon, LexiconError, MAGIC, parse_word_list
+from .rules.lexicon import MAGICS, Lexicon, LexiconError, parse_word_list
+from .rules.tiles import ENGLISH, TileSet
 
 DEFAULT = "default"
 DEFAULT_NAMES = {"default", "kjxqz"}
+DEFAULT_TILES = ENGLISH  # the default list is English: other sets need a list configured
 PROJECT_LEXICONS = Path(__file__).resolve().parents[1] / "lexicons"
+PACKAGE_LEXICONS = Path(__file__).resolve().parent / "lexicons"  # shipped with the package
+SETTING = "game.lexicon"  # the configuration's setting that names the word list
 
 
 class LexiconNotFound(LexiconError):
     """No lexicon by that name or path."""
+
+
+class NoLexicon(LexiconError):
+    """A tile set with no word list configured (the default list is for English tiles only)."""
 
 
 def search_dirs() -> list[Path]:
@@ -34,7 +52,7 @@ def search_dirs() -> list[Path]:
     env = os.environ.get("BOARD_PI_LEXICONS")
     if env:
         dirs += [Path(p) for p in env.split(os.pathsep) if p]
-    dirs += [Path("lexicons"), PROJECT_LEXICONS]
+    dirs += [Path("lexicons"), PROJECT_LEXICONS, PACKAGE_LEXICONS]
     data = os.environ.get("BOARD_PI_DATA")
     if data:
         dirs.append(Path(data) / "lexicons")
@@ -96,17 +114,29 @@ def _source_bytes(path: Path | None, name: str) -> bytes:
     return data
 
 
-def load_lexicon(spec: str | None = None, use_cache: bool = True) -> Lexicon:
-    """Load a lexicon by name or path, compiling it into the cache on first use."""
+def load_lexicon(spec: str | None = None, use_cache: bool = True, tiles: TileSet | None = None) -> Lexicon:
+    """Load a lexicon by name or path, compiling it into the cache on first use.
+
+    With ``tiles``, the list's words are read as that set's tiles (``Lexicon.unspellable``
+    counts those it cannot spell); without, letter by letter as before. The default list is
+    English: asking for it with another set is :class:`NoLexicon`.
+    """
     name, path = resolve(spec)
+    if path is None and tiles is not None and tiles.name != DEFAULT_TILES.name:
+        raise NoLexicon(f"no word list is configured for the {tiles.name} tile set (the default list "
+                        f"is English): set {SETTING} in the configuration, or give --lexicon, to a "
+                        f"{tiles.name} word list (a text file, one word per line, UTF-8)")
     try:
         data = _source_bytes(path, name)
     except (OSError, ModuleNotFoundError) as e:
         raise LexiconNotFound(f"cannot read lexicon {name}: {e}") from None
-    if data.startswith(MAGIC):
-        return Lexicon.from_bytes(data)
+    if data.startswith(MAGICS):
+        lex = Lexicon.from_bytes(data)
+        if tiles is not None and lex.tiles and lex.tiles != tiles.name:
+            raise LexiconError(f"lexicon {name} was compiled for the {lex.tiles} tile set, not {tiles.name}")
+        return lex
     digest = hashlib.sha1(data).hexdigest()[:16]
-    cached = cache_dir() / f"{name}-{digest}.lex"
+    cached = cache_dir() / f"{name}-{tiles.name if tiles else 'letters'}-{digest}.lex"
     if use_cache and cached.is_file():
         try:
             return Lexicon.from_bytes(cached.read_bytes())
@@ -116,17 +146,19 @@ def load_lexicon(spec: str | None = None, use_cache: bool = True) -> Lexicon:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    lex = Lexicon.from_words(parse_word_list(text), name=name)
+    lex = Lexicon.from_words(parse_word_list(text), name=name, tiles=tiles)
     if len(lex) == 0:
-        raise LexiconError(f"lexicon {name} has no words")
+        spelt = (f" the {tiles.name} tiles can spell ({lex.unspellable} words cannot be spelt, such as "
+                 f"{', '.join(lex.unspellable_examples[:3])})") if tiles is not None and lex.unspellable else ""
+        raise LexiconError(f"lexicon {name} has no words{spelt}")
     if use_cache:
         _write_atomic(cached, lex.to_bytes())
     return lex
 
 
-def compile_lexicon(source: str, out: Path) -> Lexicon:
+def compile_lexicon(source: str, out: Path, tiles: TileSet | None = None) -> Lexicon:
     """Compile a list into ``out`` (for shipping a ready-made file to a table)."""
-    lex = load_lexicon(source, use_cache=False)
+    lex = load_lexicon(source, use_cache=False, tiles=tiles)
     _write_atomic(out, lex.to_bytes())
     return lex
 

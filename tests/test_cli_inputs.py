@@ -79,6 +79,16 @@ BATTERY: list[tuple[list[str], int, str]] = [
     (["demo", "--no-web", "--data", "{file}/journal"], 2, "--data"),
     (["demo", "--no-web", "--game", "{dir}"], 2, "cannot read"),
     (["demo", "--no-web", "--game", "{missing}"], 2, "cannot read"),
+    # club night: the broker's address and the table's number (demo, run), the hub's own inputs
+    (["demo", "--no-web", "--broker", "http://127.0.0.1", "--table", "1"], 2, "not an MQTT address"),
+    (["demo", "--no-web", "--broker", "mqtt://127.0.0.1", "--table", "0"], 2, "table number from 1 to 999"),
+    (["demo", "--no-web", "--table", "3"], 2, "--table needs a broker"),
+    (["run", "--config", "{good.toml}", "--broker", "mqtt://127.0.0.1:99999", "--table", "1"], 2, "--broker"),
+    (["hub", "--port", "70000"], 2, "port"),
+    (["hub", "--config", "{missing}"], 2, "no such file"),
+    (["hub", "--config", "{good.toml}"], 2, "needs the club's broker"),
+    (["hub", "--config", "{good.toml}", "--broker", "mqtt:/nohost"], 2, "names no host"),
+    (["hub", "--config", "{good.toml}", "--broker", "mqtt://127.0.0.1", "--data", "{file}"], 2, "data:"),
     # run: its port and its configuration
     *[(["run", "--config", "{good.toml}", "--port", p], 2, "port") for p in ("-1", "0", "70000", "x")],
     *[(["run", "--config", "{good.toml}", "--stop-after", s], 2, "--stop-after") for s in ("nan", "-1", "inf")],

@@ -26,13 +26,16 @@ def cmd_config(args: Any) -> int:
             print(f"{args.file}: {len(e.problems)} problem(s); the table will not start with this file", file=sys.stderr)
             return 1
         ready = check_ready(cfg)  # what `board-pi run` checks before it starts
-        for p in ready.errors:
+        from .club import club_problems
+
+        errors = list(ready.errors) + club_problems(cfg)  # [club]: club night's own checks
+        for p in errors:
             print(f"error: {p}", file=sys.stderr)
         warnings = cfg.warnings + ready.warnings
         for w in warnings:
             print(f"warning: {w}", file=sys.stderr)
-        if ready.errors:
-            print(f"{args.file}: {len(ready.errors)} problem(s); the table will not start with this file "
+        if errors:
+            print(f"{args.file}: {len(errors)} problem(s); the table will not start with this file "
                   "on this machine", file=sys.stderr)
             return 1
         print(f"{args.file}: OK" + (f" ({len(warnings)} warning(s))" if warnings else "")

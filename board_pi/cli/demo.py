@@ -197,6 +197,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
             Path(args.data).mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UsageError(f"--data: cannot make {args.data}: {e.strerror or e}") from None
+    from .club import table_club_settings
+
+    club = table_club_settings(args)  # a bad --broker or --table before anything is played
     rec = load_record(args.game)
     check = replay(rec)
     if check.error is not None:
@@ -206,7 +209,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
                          f"the {check.tiles.name} set")
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else \
         (lambda *a: print(*a, flush=True))
-    result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data)
+    result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data, club=club)
     same = result.final == result.recorded
     say("final: " + ", ".join(f"{n} {s}" for n, s in zip(check.game.players, result.final))
         + f"; recorded: {', '.join(map(str, result.recorded))} -> "
@@ -223,8 +226,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool = True,
-                say: Any = print, data_dir: str | None = None, seed: int = 1) -> DemoResult:
-    """Act out ``rec`` at a simulated table; returns the scores and how the reading went."""
+                say: Any = print, data_dir: str | None = None, seed: int = 1, club: Any = None) -> DemoResult:
+    """Act out ``rec`` at a simulated table; returns the scores and how the reading went.
+    ``club``: club settings to publish the table to a broker (None: a table on its own)."""
     from ..wordlists import load_lexicon
     from ..table.vision import VisionReader
 
@@ -248,7 +252,12 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
     shadow = Game(names, GameRules(tiles=check.tiles, tournament=len(names) == 2))
     result = DemoResult([0] * len(names), check.recorded_final)
     racks_at_end: dict[int, str] = {}
+    publisher = None
     try:
+        if club is not None:
+            from .club import start_publisher
+
+            publisher = start_publisher(club, table, table.journal, data, say)
         table.press((shadow.state.turn + 1) % len(names))  # the opponent starts the first player's clock
         for m in rec.moves:
             p = nicks.index(m.nick)
@@ -301,6 +310,10 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
         if server is not None and speed is not None:
             time.sleep(min(5.0, 50.0 / speed))  # leave the final state on the page a moment
     finally:
+        if publisher is not None:
+            if not publisher.flush(10.0):
+                say(f"club: {publisher.backlog} events not yet at the broker; they go with this journal's next run")
+            publisher.stop()
         if server is not None:
             server.stop()
         table.journal.close()

@@ -57,6 +57,14 @@ def _lazy(module: str, func: str) -> Handler:
     return run
 
 
+def add_club_options(parser: argparse.ArgumentParser) -> None:
+    """``--broker`` and ``--table``: a table on the club's broker (board_pi.cli.club checks them)."""
+    parser.add_argument("--broker", metavar="URL",
+                        help="publish this table to the club's MQTT broker: mqtt://[user:password@]host[:port] "
+                             "(mqtts:// for TLS; overrides [club] broker)")
+    parser.add_argument("--table", metavar="N", help="this table's number in the room, 1-999 (overrides [club] table)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="board-pi", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -65,22 +73,29 @@ def build_parser() -> argparse.ArgumentParser:
     j = sub.add_parser("judge", help="word judge: is this play acceptable? (never says which word)")
     j.add_argument("words", nargs="+", metavar="WORD")
     j.add_argument("--lexicon", help="lexicon name (in lexicons/) or path to a word list")
+    j.add_argument("--tiles", metavar="NAME", help="tile set the words are spelt in (default english; "
+                   "others need --lexicon)")
     j.add_argument("--log", metavar="FILE", help="append the adjudication to this log file")
     j.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_judge"))
 
     r = sub.add_parser("replay", help="replay a GCG record through the rules engine and check every score")
     r.add_argument("file", metavar="FILE.gcg")
     r.add_argument("--json", action="store_true", help="print one JSON object instead of lines")
-    r.add_argument("--tiles", help="tile set (english, polish); guessed from the record if not given")
+    r.add_argument("--tiles", metavar="NAME", help="tile set (english, german, french, spanish, italian, "
+                   "dutch, dutch-ij, polish) when the record's #tile-distribution does not name it; "
+                   "guessed from its letters if neither does")
     r.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_replay"))
 
     lx = sub.add_parser("lexicon", help="compile or inspect a lexicon")
     lx.add_argument("source", metavar="NAME|PATH")
+    lx.add_argument("--tiles", metavar="NAME", help="read the words as this tile set's tiles and report "
+                    "those it cannot spell")
     lx.set_defaults(handler=_lazy("board_pi.cli.rules", "cmd_lexicon"))
     rn = sub.add_parser("run", help="run a table with its camera, clock and status page")
     rn.add_argument("--config", metavar="FILE", help="configuration file (default: the usual places)")
     rn.add_argument("--port", type=port_number(), help="status page port, 1-65535 (overrides the configuration)")
     rn.add_argument("--stop-after", type=seconds, metavar="SECONDS", help=argparse.SUPPRESS)
+    add_club_options(rn)
     rn.set_defaults(handler=_lazy("board_pi.cli.run", "cmd_run"))
 
     d = sub.add_parser("demo", help="a whole game at a simulated table: no hardware needed")
@@ -92,7 +107,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--no-web", action="store_true", help="do not serve the status page")
     d.add_argument("--json", action="store_true", help="end with one JSON line: final, recorded, plays")
     d.add_argument("--data", metavar="DIR", help="keep the journal here (default: a temporary folder)")
+    add_club_options(d)
     d.set_defaults(handler=_lazy("board_pi.cli.demo", "cmd_demo"))
+
+    h = sub.add_parser("hub", help="the director's dashboard for every table of the room (club night)")
+    h.add_argument("--config", metavar="FILE",
+                   help="configuration with [club] broker (the hub's account), [web] and [data]")
+    h.add_argument("--broker", metavar="URL", help="the club's broker, mqtt://hub:password@host:1883 "
+                                                   "(overrides [club] broker)")
+    h.add_argument("--port", type=port_number(any_free=True), help="the hub's page port (0: any free port)")
+    h.add_argument("--data", metavar="DIR", help="where the hub keeps what it collects (overrides [data] dir)")
+    h.add_argument("--stop-after", type=seconds, metavar="SECONDS", help=argparse.SUPPRESS)
+    h.set_defaults(handler=_lazy("board_pi.cli.hub", "cmd_hub"))
 
 
     c = sub.add_parser("config", help="check, write or show the configuration; set the director's PIN")

@@ -10,13 +10,26 @@ import time
 from .errors import UsageError
 
 
+def _tiles(name: str | None):  # type: ignore[no-untyped-def]
+    """The tile set --tiles names (None when not given), or a UsageError listing the known ones."""
+    from ..rules.tiles import UnknownTileSet, tile_set
+
+    try:
+        return tile_set(name) if name else None
+    except UnknownTileSet as e:
+        raise UsageError(str(e)) from None
+
+
 def cmd_judge(args: argparse.Namespace) -> int:
     from ..rules.judge import Adjudication, NotAWord, WordJudge
     from ..rules.lexicon import LexiconError
+    from ..rules.tiles import ENGLISH
     from ..wordlists import load_lexicon
 
+    tiles = _tiles(getattr(args, "tiles", None)) or ENGLISH
     try:
-        lexicon = load_lexicon(args.lexicon)
+        # A set with no word list configured is a NoLexicon: its message names the setting.
+        lexicon = load_lexicon(args.lexicon, tiles=tiles)
     except LexiconError as e:
         raise UsageError(str(e)) from None
 
@@ -30,7 +43,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
             except OSError as e:
                 print(f"board-pi judge: cannot write the log {args.log}: {e}", file=sys.stderr)
 
-    judge = WordJudge(lexicon, clock=time.time, on_log=log_line)
+    judge = WordJudge(lexicon, clock=time.time, on_log=log_line, tiles=tiles)
     try:
         verdict = judge.judge(args.words)
     except NotAWord as e:
@@ -41,15 +54,14 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from ..rules.gcg import GcgError, read_gcg, replay
-    from ..rules.tiles import UnknownTileSet, tile_set
 
+    tiles = _tiles(args.tiles)
     try:
         record = read_gcg(args.file)
-        tiles = tile_set(args.tiles) if args.tiles else None
     except OSError as e:
         raise UsageError(f"cannot read {args.file}: {e.strerror or e}") from None
-    except (GcgError, UnknownTileSet) as e:
-        raise UsageError(f"{args.file}: {e.args[0] if isinstance(e, UnknownTileSet) else e}") from None
+    except GcgError as e:
+        raise UsageError(f"{args.file}: {e}") from None
     report = replay(record, tiles)
     names = report.game.players
     final = report.game.state.scores
@@ -106,12 +118,18 @@ def cmd_lexicon(args: argparse.Namespace) -> int:
     from ..rules.lexicon import LexiconError
     from ..wordlists import cache_dir, load_lexicon
 
+    tiles = _tiles(getattr(args, "tiles", None))
     try:
         t = time.perf_counter()
-        lex = load_lexicon(args.source)
+        lex = load_lexicon(args.source, tiles=tiles)
         dt = time.perf_counter() - t
     except LexiconError as e:
         raise UsageError(str(e)) from None
-    print(f"{lex.name}: {len(lex)} words, letters {''.join(sorted(lex.alphabet))}; "
-          f"loaded in {dt * 1000:.0f} ms (compiled copy in {cache_dir()})")
+    print(f"{lex.name}: {len(lex)} words, letters {''.join(sorted(lex.alphabet))}"
+          + (f", read as {lex.tiles} tiles" if lex.tiles else "")
+          + f"; loaded in {dt * 1000:.0f} ms (compiled copy in {cache_dir()})")
+    if lex.unspellable:
+        # Reported, never dropped silently: the list may be for another set, or hold typos.
+        print(f"{lex.unspellable} words cannot be spelt with the {lex.tiles} tiles and were left out, "
+              f"such as {', '.join(lex.unspellable_examples[:5])}")
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import signal
 import sqlite3
 import threading
@@ -23,8 +24,6 @@ RESUME_FILE = "pico-resume.json"  # where the Pico link stood, so no press is ta
 
 def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     """The table and the things to close afterwards, from a loaded configuration."""
-    from ..clock import TimeControl
-    from ..rules.game import ChallengeRule, GameRules
     from ..rules.judge import WordJudge
     from ..rules.lexicon import LexiconError
     from ..rules.tiles import tile_set
@@ -34,10 +33,16 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     from ..table.table import NotRecorded, Settings, Table
 
     closers: list[Any] = []
+    tiles = tile_set(cfg.game.tile_set)
     try:
-        lexicon = load_lexicon(cfg.game.lexicon)
+        # Read as the table's tiles; another set than English with no list is refused, by name.
+        lexicon = load_lexicon(cfg.game.lexicon, tiles=tiles)
     except LexiconError as e:
         raise UsageError(f"lexicon: {e}") from None
+    if lexicon.unspellable:  # reported, not dropped silently: the list may be for another set
+        print(f"board-pi run: warning: {lexicon.unspellable} words of lexicon {lexicon.name} cannot be "
+              f"spelt with the {tiles.name} tiles and are left out, such as "
+              f"{', '.join(lexicon.unspellable_examples[:5])}", file=sys.stderr)
     log = data / "adjudications.jsonl"
 
     def log_line(entry: Any) -> None:
@@ -45,7 +50,7 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
             f.write(json.dumps({"time": entry.time, "words": list(entry.words),
                                 "acceptable": entry.acceptable, "lexicon": entry.lexicon}) + "\n")
 
-    judge = WordJudge(lexicon, clock=time.time, on_log=log_line)
+    judge = WordJudge(lexicon, clock=time.time, on_log=log_line, tiles=tiles)
     camera, reader = _vision(cfg, data)
     if camera is not None:
         closers.append(camera)
@@ -68,14 +73,7 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
         table.journal = open_journal(journal_path, damaged=e)
         resumed = False
     if not resumed:
-        c = cfg.clock
-        control = TimeControl(minutes=c.minutes, overtime_penalty=c.overtime_penalty,
-                              max_overtime_minutes=c.max_overtime_minutes,
-                              increment_seconds=c.increment_seconds, delay_seconds=c.delay_seconds,
-                              charge_downtime=c.downtime == "running")
-        rules = GameRules(challenge=ChallengeRule(cfg.game.challenge_rule),
-                          challenge_per_word=cfg.game.challenge_points_per_word,
-                          tournament=cfg.game.mode == "tournament", tiles=tile_set(cfg.game.tile_set))
+        rules, control = game_settings(cfg)
         try:
             table.new_game(list(cfg.game.players), rules, control, meta={"lexicon": cfg.game.lexicon})
         except NotRecorded as e:
@@ -86,6 +84,40 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
         if start is not None:
             start()
     return table, closers
+
+
+def game_settings(cfg: Any) -> tuple[Any, Any]:
+    """The configured rules and time control of a new game."""
+    from ..clock import TimeControl
+    from ..rules.game import ChallengeRule, GameRules
+    from ..rules.tiles import tile_set
+
+    c = cfg.clock
+    control = TimeControl(minutes=c.minutes, overtime_penalty=c.overtime_penalty,
+                          max_overtime_minutes=c.max_overtime_minutes,
+                          increment_seconds=c.increment_seconds, delay_seconds=c.delay_seconds,
+                          charge_downtime=c.downtime == "running")
+    rules = GameRules(challenge=ChallengeRule(cfg.game.challenge_rule),
+                      challenge_per_word=cfg.game.challenge_points_per_word,
+                      tournament=cfg.game.mode == "tournament", tiles=tile_set(cfg.game.tile_set))
+    return rules, control
+
+
+def start_club(cfg: Any, club: Any, table: Any, data: Path) -> Any:
+    """The table on the club's broker (docs/club-night.md), if configured: the hub's pairings
+    start its next game with the configured rules and time control."""
+    if club is None:
+        return None
+    from .club import start_publisher
+
+    def start_game(pairing: Any) -> None:
+        rules, control = game_settings(cfg)
+        table.new_game(list(pairing.players), rules, control,
+                       meta={"lexicon": cfg.game.lexicon, "round": pairing.round, "division": pairing.division,
+                             "pairing": pairing.id})
+
+    return start_publisher(club, table, table.journal, data, lambda text: print(f"board-pi: {text}", flush=True),
+                           start_game=start_game)
 
 
 def open_journal(path: Path, damaged: Exception | None = None) -> Any:
@@ -228,6 +260,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         cfg = load_config(args.config)
     except ConfigError as e:
         raise UsageError(str(e)) from None
+    from .club import table_club_settings
+
+    club = table_club_settings(args, cfg)  # a bad --broker or --table before anything starts
     port = args.port if args.port is not None else cfg.web.port
     ready = check_ready(cfg, port=args.port)  # the same checks as `board-pi config check`
     if ready.errors:
@@ -242,6 +277,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     director = _director(cfg, data)
     notifier = SystemdNotifier()
     table, closers = build(cfg, data)
+    try:
+        publisher = start_club(cfg, club, table, data)
+    except UsageError:
+        for c in closers:
+            c.close()
+        table.journal.close()
+        raise
+    if publisher is not None:
+        closers.insert(0, publisher)  # stopped before the journal closes
     server = None
     try:
         from ..web import serve

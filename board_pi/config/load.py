@@ -84,7 +84,11 @@ def _build(raw: Mapping[str, Any], *, base_dir: Path | None, source: Path | None
     errors: list[str] = []
     warnings: list[str] = []
     values: dict[str, dict[str, Any]] = {}
+    club: dict[str, Any] = {}
     for section, body in raw.items():
+        if section == "club" and isinstance(body, dict):
+            club = dict(body)  # checked by board_pi.club.settings (see Config.club)
+            continue
         if section not in SECTIONS:
             errors.append(f"[{section}]: unknown section{_suggest(section, tuple(SECTIONS), 'sections')}")
             continue
@@ -110,7 +114,7 @@ def _build(raw: Mapping[str, Any], *, base_dir: Path | None, source: Path | None
     if errors:
         raise ConfigError(errors)
     sections = _resolve_paths(sections, base_dir)
-    return Config(**sections, source=source, warnings=tuple(warnings))
+    return Config(**sections, club=club, source=source, warnings=tuple(warnings))
 
 
 def _pins_used_twice(gpio: dict[str, Any], errors: list[str]) -> bool:

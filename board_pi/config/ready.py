@@ -50,7 +50,7 @@ def check_ready(cfg: Config, *, port: int | None = None) -> Readiness:
         errors.append(problem)
     lexicon = cfg.game.lexicon
     problem = _not_a_file(lexicon) if "/" in lexicon or lexicon.endswith(".txt") else None
-    problem = problem or _lexicon_problem(lexicon)
+    problem = problem or _lexicon_problem(lexicon, cfg.game.tile_set)
     if problem:
         errors.append(f"game.lexicon: {problem}")
     if cfg.camera.source not in ("none", ""):
@@ -168,12 +168,16 @@ def tiles_problem(path: Path) -> str | None:
     return None
 
 
-def _lexicon_problem(spec: str) -> str | None:
+def _lexicon_problem(spec: str, tiles: str = "english") -> str | None:
     from ..rules.lexicon import LexiconError
+    from ..rules.tiles import UnknownTileSet, tile_set
     from ..wordlists import load_lexicon
 
     try:
-        load_lexicon(spec)
+        # As run loads it: read as the table's tiles (another set than English needs a list).
+        load_lexicon(spec, tiles=tile_set(tiles))
+    except UnknownTileSet:
+        return None  # game.tile_set reports that itself
     except LexiconError as e:
         return str(e)
     except OSError as e:  # the compiled copy cannot be written (a read-only home)

@@ -142,6 +142,9 @@ class Config:
     game: GameConfig = field(default_factory=GameConfig)
     web: WebConfig = field(default_factory=WebConfig)
     data: DataConfig = field(default_factory=DataConfig)
+    # [club] as written: club night's settings are defined and checked by board_pi.club.settings,
+    # a layer above this one (the commands check it: run, demo, hub, config check).
+    club: dict[str, Any] = field(default_factory=dict)
     source: Path | None = None
     warnings: tuple[str, ...] = ()
 

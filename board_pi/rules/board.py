@@ -193,29 +193,65 @@ STANDARD = Layout(
 LAYOUTS: dict[str, Layout] = {STANDARD.name: STANDARD}
 
 
-class Board:
-    """The tiles on the board: ``.`` empty, an upper-case letter, or a lower-case letter for a blank.
+def split_row(row: str) -> list[str]:
+    """One board row written as text into its squares: ``[CH]`` is one square, any other
+    character one square (``.`` empty).
 
-    Mutable like a real board; :meth:`copy` for a snapshot.
+    >>> split_row("..[CH]A[ll]")
+    ['.', '.', 'CH', 'A', 'll']
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(row):
+        if row[i] == "[":
+            j = row.find("]", i + 1)
+            if j < 0 or j == i + 1:
+                raise ValueError(f"row {row!r}: an unclosed or empty bracket at character {i + 1}")
+            out.append(row[i + 1:j])
+            i = j + 1
+        else:
+            out.append(row[i])
+            i += 1
+    return out
+
+
+def write_cell(tile: str) -> str:
+    """A square as text: a multi-letter tile in brackets (``[CH]``), others as themselves."""
+    return f"[{tile}]" if len(tile) > 1 else tile
+
+
+class Board:
+    """The tiles on the board: ``.`` empty, a tile's face (``"A"``, ``"Ä"``, ``"CH"``), or the
+    face in lower case for a blank (``"ch"``).
+
+    Mutable like a real board; :meth:`copy` for a snapshot. Rows are written as text with a
+    multi-letter tile in brackets, so a row with a ``[CH]`` is longer than 15 characters:
+    :meth:`cells` gives the squares themselves.
 
     >>> b = Board()
     >>> b[Square.parse("H8")] = "Q"
+    >>> b[Square.parse("I8")] = "CH"
     >>> b.rows()[7]
-    '.......Q.......'
+    '.......Q[CH]......'
+    >>> b.cells()[7][8], Board(rows=b.rows()) == b
+    ('CH', True)
     """
 
     __slots__ = ("layout", "_cells")
 
-    def __init__(self, layout: Layout = STANDARD, rows: Sequence[str] | None = None) -> None:
+    def __init__(self, layout: Layout = STANDARD, rows: Sequence[str | Sequence[str]] | None = None) -> None:
         self.layout = layout
         n = layout.size
         self._cells: list[str] = [EMPTY] * (n * n)
         if rows is not None:
-            if len(rows) != n or any(len(r) != n for r in rows):
-                raise ValueError(f"a board needs {n} rows of {n} characters")
-            for r, row in enumerate(rows):
-                for c, ch in enumerate(row):
-                    self._cells[r * n + c] = ch
+            grid = [split_row(r) if isinstance(r, str) else list(r) for r in rows]
+            if len(grid) != n or any(len(r) != n for r in grid):
+                raise ValueError(f"a board needs {n} rows of {n} squares")
+            for r, row in enumerate(grid):
+                for c, tile in enumerate(row):
+                    if not isinstance(tile, str) or not tile:
+                        raise ValueError(f"square {COLUMNS[c]}{r + 1}: {tile!r} is not a tile")
+                    self._cells[r * n + c] = tile
 
     @property
     def size(self) -> int:
@@ -244,9 +280,14 @@ class Board:
         b._cells = list(self._cells)
         return b
 
-    def rows(self) -> list[str]:
+    def cells(self) -> list[list[str]]:
+        """The squares row by row, each a tile (``"CH"``, ``"ä"``) or ``.``."""
         n = self.layout.size
-        return ["".join(self._cells[r * n:(r + 1) * n]) for r in range(n)]
+        return [self._cells[r * n:(r + 1) * n] for r in range(n)]
+
+    def rows(self) -> list[str]:
+        """The rows as text: one character a square, a multi-letter tile in brackets."""
+        return ["".join(write_cell(t) for t in row) for row in self.cells()]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Board) and other.layout == self.layout and other._cells == self._cells

@@ -21,10 +21,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
-from .board import Board, Layout, STANDARD
+from .board import Board, Layout, STANDARD, write_cell
 from .play import IllegalPlay, Placement, Play, play_notation
 from .scoring import BINGO_BONUS, RACK_SIZE, ScoredPlay, score_play
-from .tiles import BLANK, ENGLISH, TileSet
+from .tiles import BLANK, ENGLISH, BadTiles, TileSet
 
 
 class IllegalEvent(ValueError):
@@ -79,7 +79,7 @@ class Passed:
 class Exchanged:
     player: int
     count: int
-    tiles: str = ""  # the tiles thrown in, when known (a record may give them)
+    tiles: str = ""  # the tiles thrown in, when known (a record may give them), as text: "[CH]A?"
 
 
 @dataclass(frozen=True)
@@ -174,8 +174,8 @@ class LastPlay:
 
     @property
     def words(self) -> list[str]:
-        """The words formed, in upper case (a blank reads as its letter)."""
-        return [w.text.upper() for w in self.scored.words]
+        """The words formed, in upper case (a blank reads as its letter; ``[CH]`` one tile)."""
+        return [w.word for w in self.scored.words]
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ class GameState:
         """Tiles not on the board (in the bag or on racks); blanks as ``?``."""
         bag = self.rules.tiles.full_bag()
         for _, t in self.board.tiles():
-            bag[BLANK if t.islower() else t] -= 1
+            bag[TileSet.rack_tile(t)] -= 1
         return +bag
 
     @property
@@ -317,7 +317,7 @@ class Game:
             scored = self.preview(play)
             if self.judge is None:
                 raise IllegalEvent("the void rule needs a word judge")
-            if not self.judge([w.text.upper() for w in scored.words]):
+            if not self.judge([w.word for w in scored.words]):
                 raise PlayRefused("the play is not acceptable: take it back and play again")
         self.append(PlayMade(player, play))
         assert self.state.last_play is not None
@@ -386,20 +386,21 @@ class Game:
             if racks is None:
                 if len(others) != 1:
                     raise IllegalEvent("with more than two players, the racks left must be given")
-                racks = {others[0]: "".join(sorted(unseen.elements()))}
-            _check_racks(racks, others, unseen, exact=True)
+                racks = {others[0]: tiles.write(tiles.sort(unseen.elements()))}
+            _check_racks(tiles, racks, others, unseen, exact=True)
             if self.rules.tournament:
                 rack = racks[others[0]]
                 added.append(EndRackPoints(out, rack, 2 * tiles.rack_value(rack)))
             else:
-                every = "".join(racks[o] for o in others)
+                # Joined as tiles, not text: Spanish "AC" + "HE" is not A CH E.
+                every = tiles.write(t for o in others for t in rack_tiles(tiles, racks[o]))
                 added.append(EndRackPoints(out, every, tiles.rack_value(every)))
                 added += [RackPenalty(o, racks[o], tiles.rack_value(racks[o])) for o in others]
         elif s.scoreless_ended:
             everyone = list(range(len(self.players)))
             if racks is None:
                 raise IllegalEvent("six scoreless turns: each player's rack must be given")
-            _check_racks(racks, everyone, unseen, exact=s.bag == 0)
+            _check_racks(tiles, racks, everyone, unseen, exact=s.bag == 0)
             added += [RackPenalty(p, racks[p], tiles.rack_value(racks[p])) for p in everyone]
         else:
             raise IllegalEvent("the game is not at its end: nobody has gone out and there were "
@@ -417,17 +418,26 @@ class Game:
         self.append(GameEnded(reason))
 
 
-def _check_racks(racks: dict[int, str], who: list[int], unseen: Counter[str], exact: bool) -> None:
+def rack_tiles(tiles: TileSet, text: str) -> list[str]:
+    """A rack given as text, as tiles (IllegalEvent naming what is not a tile of the set)."""
+    try:
+        return list(tiles.rack(text))
+    except BadTiles as e:
+        raise IllegalEvent(f"rack {e}") from None
+
+
+def _check_racks(tiles: TileSet, racks: dict[int, str], who: list[int], unseen: Counter[str],
+                 exact: bool) -> None:
     missing = [p for p in who if p not in racks]
     if missing:
         raise IllegalEvent(f"the rack of player {missing[0] + 1} is needed")
-    held = Counter("".join(racks[p] for p in who))
+    held = Counter(t for p in who for t in rack_tiles(tiles, racks[p]))
     if exact and held != unseen:
         raise IllegalEvent("the racks given do not match the unseen tiles "
-                           f"({''.join(sorted(unseen.elements()))})")
+                           f"({tiles.write(tiles.sort(unseen.elements()))})")
     if not exact and held - unseen:
         raise IllegalEvent("the racks given hold tiles that are not unseen: "
-                           f"{''.join(sorted((held - unseen).elements()))}")
+                           f"{tiles.write(tiles.sort((held - unseen).elements()))}")
 
 
 # --- the state machine ----------------------------------------------------------------------
@@ -478,7 +488,7 @@ def _apply(s: GameState, e: Event, index: int) -> None:
             raise IllegalEvent(f"{e.play} places {len(placements)} tiles but "
                                f"{_name(s, e.player)} holds only {s.racks[e.player]}")
         unseen = s.unseen
-        used = Counter(BLANK if p.tile.islower() else p.tile for p in placements)
+        used = Counter(TileSet.rack_tile(p.tile) for p in placements)
         short = used - unseen
         if short:
             t = next(iter(short))
@@ -529,12 +539,13 @@ def _apply(s: GameState, e: Event, index: int) -> None:
                                f"{s.rules.rack_size} are needed)")
         if not 1 <= e.count <= s.racks[e.player]:
             raise IllegalEvent(f"cannot exchange {e.count} tiles from a rack of {s.racks[e.player]}")
-        if e.tiles and len(e.tiles) != e.count:
-            raise IllegalEvent(f"exchange of {e.count} tiles lists {len(e.tiles)}: {e.tiles}")
+        thrown = rack_tiles(tiles, e.tiles)
+        if e.tiles and len(thrown) != e.count:
+            raise IllegalEvent(f"exchange of {e.count} tiles lists {len(thrown)}: {e.tiles}")
         # The tiles thrown in come from a rack, so they are among the unseen tiles.
-        extra = Counter(t if t == BLANK else t.upper() for t in e.tiles) - s.unseen
+        extra = Counter(t if t == BLANK else t.upper() for t in thrown) - s.unseen
         if extra:
-            raise IllegalEvent(f"exchange of tiles that are not unseen: {''.join(sorted(extra.elements()))}")
+            raise IllegalEvent(f"exchange of tiles that are not unseen: {tiles.write(tiles.sort(extra.elements()))}")
         s.scoreless += 1
         s.last_play = None
         s.moves.append(MoveLine(e.player, f"-{e.tiles or e.count}", 0, s.scores[e.player], index))
@@ -635,7 +646,7 @@ def _sheet_word(board: Board, scored: ScoredPlay) -> str:
         if not old and inside:
             out.append(")")
         inside = old
-        out.append(board[sq])
+        out.append(write_cell(board[sq]))
     if inside:
         out.append(")")
     return "".join(out)

@@ -5,27 +5,52 @@ Macondo and the online servers). Pragmata start with ``#``, events with ``>``:
 
 >>> rec = parse_gcg('#player1 ann Ann\\n#player2 bob Bob\\n>ann: DINNVWY 8D WINDY +32 32\\n')
 >>> rec.moves[0].kind, rec.moves[0].position, rec.moves[0].score
-('play', '8D', 32)
+(<MoveKind.PLAY: 'play'>, '8D', 32)
 >>> replay(rec).agree
 1
+
+Records in other languages name their tile set with ``#tile-distribution`` (Macondo's pragma)
+and are written in UTF-8; a multi-letter tile is written in brackets, ``[CH]``:
+
+>>> rec = parse_gcg('#character-encoding UTF-8\\n#tile-distribution spanish\\n#player1 a A\\n'
+...                 '#player2 b B\\n>a: [CH]AORR? 8G [CH]A[RR]O +30 30\\n')
+>>> report = replay(rec)
+>>> report.tiles.name, report.agree, report.game.state.board.cells()[7][6:10]
+('spanish', 1, ['CH', 'A', 'RR', 'O'])
 """
 
 from __future__ import annotations
 
 import codecs
+import enum
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .board import BadCoordinate, Coordinate
+from .board import BadCoordinate, Coordinate, split_row
 from .game import (ChallengeBonus, EndRackPoints, Event, Exchanged, Game, GameRules, IllegalEvent,
                    Passed, PhonyWithdrawn, PlayMade, RackPenalty, ScoreAdjusted, TimePenalty,
                    TurnLost)
 from .play import IllegalPlay, Play
-from .tiles import BLANK, ENGLISH, TILE_SETS, TileSet
+from .scoring import ScoredPlay
+from .tiles import BLANK, ENGLISH, TILE_SETS, BadTiles, TileSet, UnknownTileSet, tile_set
 
-KINDS = ("play", "pass", "exchange", "phony", "challenge", "endrack", "rackpenalty", "time")
+
+class MoveKind(enum.StrEnum):
+    """The kinds of GCG event line (a ``str``, so it compares and prints as its name)."""
+
+    PLAY = "play"                # >ann: RACK 8D WORD +N T
+    PASS = "pass"                # >ann: RACK - +0 T
+    EXCHANGE = "exchange"        # >ann: RACK -TILES +0 T   (or -N: how many)
+    PHONY = "phony"              # >ann: RACK -- -N T       (the last play withdrawn)
+    CHALLENGE = "challenge"      # >ann: RACK (challenge) +N T
+    ENDRACK = "endrack"          # >ann: (RACK) +N T        (the others' tiles, to who went out)
+    RACKPENALTY = "rackpenalty"  # >ann: RACK (RACK) -N T   (own rack lost)
+    TIME = "time"                # >ann: RACK (time) -N T
+
+
+KINDS = tuple(MoveKind)
 
 
 class GcgError(ValueError):
@@ -47,7 +72,7 @@ class GcgPlayer:
 class GcgMove:
     """One ``>`` line. ``score`` is signed as written (``-24`` for a phony withdrawn)."""
 
-    kind: str
+    kind: MoveKind
     nick: str
     rack: str = ""
     position: str = ""
@@ -57,20 +82,23 @@ class GcgMove:
     note: str = ""
     line: int = field(default=0, compare=False)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", MoveKind(self.kind))  # "play" -> MoveKind.PLAY
+
     def text(self) -> str:
         """The event as a GCG line."""
         r = self.rack
         body = {
-            "play": f"{r} {self.position} {self.word} +{self.score}",
-            "pass": f"{r} - +0",
-            "exchange": f"{r} -{self.word} +0",
+            MoveKind.PLAY: f"{r} {self.position} {self.word} +{self.score}",
+            MoveKind.PASS: f"{r} - +0",
+            MoveKind.EXCHANGE: f"{r} -{self.word} +0",
             # Signed scores keep their sign when 0 (a rack of blanks, a phony of blanks):
             # the reader needs +N or -N.
-            "phony": f"{r} -- {self.score:+d}",
-            "challenge": f"{r} (challenge) +{self.score}",
-            "endrack": f"({self.word}) +{self.score}",
-            "rackpenalty": f"{r} ({self.word}) {self.score:+d}",
-            "time": f"{r} (time) {self.score:+d}",
+            MoveKind.PHONY: f"{r} -- {self.score:+d}",
+            MoveKind.CHALLENGE: f"{r} (challenge) +{self.score}",
+            MoveKind.ENDRACK: f"({self.word}) +{self.score}",
+            MoveKind.RACKPENALTY: f"{r} ({self.word}) {self.score:+d}",
+            MoveKind.TIME: f"{r} (time) {self.score:+d}",
         }[self.kind]
         return f">{self.nick}: {body} {self.total}"
 
@@ -82,6 +110,7 @@ class GcgRecord:
     description: str = ""
     id: str = ""
     lexicon: str = ""
+    tile_distribution: str = ""  # #tile-distribution: the tile set's name (Macondo's names)
     notes: list[str] = field(default_factory=list)  # notes before the first event
     racks: dict[int, str] = field(default_factory=dict)  # #rack1 / #rack2: racks after the last event
     rack_lines: dict[int, int] = field(default_factory=dict)  # where each #rackN was read
@@ -91,7 +120,8 @@ class GcgRecord:
 
     def same_game(self, other: "GcgRecord") -> bool:
         """Equal players, pragmata and events (warnings and line numbers aside)."""
-        keys = ("players", "title", "description", "id", "lexicon", "notes", "racks", "moves", "other")
+        keys = ("players", "title", "description", "id", "lexicon", "tile_distribution", "notes", "racks",
+                "moves", "other")
         return all(getattr(self, k) == getattr(other, k) for k in keys)
 
 
@@ -195,7 +225,7 @@ def parse_gcg(text: str) -> GcgRecord:
             if rec.racks:
                 raise GcgError(n, "an event after #rack1/#rack2, which give the racks after the "
                                   "last event")
-            rec.moves.append(_event(line, n))
+            rec.moves.append(_event(line, n, TILE_SETS.get(rec.tile_distribution)))
             continues = None
         elif continues is not None:
             _continue(rec, continues, line)
@@ -242,6 +272,16 @@ def _pragma(rec: GcgRecord, line: str, n: int) -> str | None:
     if key in ("title", "description", "lexicon"):
         setattr(rec, key, rest)
         return key
+    if key == "tile-distribution":
+        if rec.moves:
+            raise GcgError(n, "#tile-distribution after the first event: the tile set is named before any move")
+        if not rest or len(rest.split()) != 1:
+            raise GcgError(n, "#tile-distribution takes one tile set name, such as german")
+        try:
+            rec.tile_distribution = tile_set(rest).name
+        except UnknownTileSet as e:
+            raise GcgError(n, str(e)) from None
+        return None
     if key == "id":
         rec.id = rest
         return None
@@ -281,7 +321,27 @@ def _points(token: str, digits: int, what: str, n: int) -> int:
     return int(token)
 
 
-def _event(line: str, n: int) -> GcgMove:
+_BRACKETED = re.compile(r"(?:\[[^\[\]]+\]|[^\[\]])+")
+
+
+def _tiles_text(text: str, allowed: str) -> bool:
+    """Letters, ``[CH]`` tiles and the ``allowed`` characters (``.`` in a play, ``?`` in an
+    exchange): the syntax of tiles in any set (replay checks them against the record's set)."""
+    return bool(_BRACKETED.fullmatch(text)) and all(
+        c.isalpha() or c in allowed for c in text if c not in "[]")
+
+
+def _word_tiles(word: str, tiles: TileSet | None) -> int:
+    """How many squares a play's word covers: by the record's tile set when it names one."""
+    if tiles is not None:
+        try:
+            return len(tiles.tokenize(word, "."))
+        except BadTiles:
+            pass  # replay says which tile is wrong, with the line
+    return len(split_row(word))
+
+
+def _event(line: str, n: int, tiles: TileSet | None = None) -> GcgMove:
     m = _EVENT.match(line)
     if not m:
         raise GcgError(n, f"an event line must start '>nickname:': {line[:60]!r}")
@@ -300,12 +360,17 @@ def _event(line: str, n: int) -> GcgMove:
             Coordinate.parse(pos)
         except BadCoordinate as e:
             raise GcgError(n, str(e)) from None
-        if len(word) > MAX_WORD:
-            raise GcgError(n, f"the play's word has {len(word)} letters: a word on the 15x15 board "
+        if len(word) > 4 * MAX_WORD:  # before any other work on it: it may be huge
+            raise GcgError(n, f"the play's word has {len(word)} characters: a word on the 15x15 board "
+                              f"has at most {MAX_WORD} tiles")
+        if not _tiles_text(word, "."):
+            raise GcgError(n, f"{word!r} is not a played word (letters, [CH] for a two-letter tile, "
+                              ". for a tile played through)")
+        count = _word_tiles(word, tiles)
+        if count > MAX_WORD:
+            raise GcgError(n, f"the play's word has {count} letters: a word on the 15x15 board "
                               f"has at most {MAX_WORD}")
-        if not re.fullmatch(r"[^\W\d_.]*[.\w]*", word) or "_" in word or any(c.isdigit() for c in word):
-            raise GcgError(n, f"{word!r} is not a played word")
-        return GcgMove("play", nick, rack, pos, word, score, total, line=n)
+        return GcgMove(MoveKind.PLAY, nick, rack, pos, word, score, total, line=n)
     if len(mid) == 2:
         rack, x = mid
     elif len(mid) == 1:
@@ -319,29 +384,29 @@ def _event(line: str, n: int) -> GcgMove:
 
     if x == "-":
         expect(score == 0, "a pass scores +0")
-        return GcgMove("pass", nick, rack, score=0, total=total, line=n)
+        return GcgMove(MoveKind.PASS, nick, rack, score=0, total=total, line=n)
     if x == "--":
         expect(score <= 0, "a phony withdrawn is written with the points lost, -N")
-        return GcgMove("phony", nick, rack, score=score, total=total, line=n)
+        return GcgMove(MoveKind.PHONY, nick, rack, score=score, total=total, line=n)
     if x.startswith("-"):
         expect(score == 0, "an exchange scores +0")
         # The tiles thrown in, or how many (checked against the tile set by replay).
-        expect(_is_count(x[1:]) or all(c.isalpha() or c == BLANK for c in x[1:]),
+        expect(_is_count(x[1:]) or _tiles_text(x[1:], BLANK),
                f"an exchange gives the tiles thrown in or how many: {x[:20]!r}")
-        return GcgMove("exchange", nick, rack, word=x[1:], score=0, total=total, line=n)
+        return GcgMove(MoveKind.EXCHANGE, nick, rack, word=x[1:], score=0, total=total, line=n)
     if x == "(challenge)":
         expect(score >= 0, "a challenge bonus is +N")
-        return GcgMove("challenge", nick, rack, score=score, total=total, line=n)
+        return GcgMove(MoveKind.CHALLENGE, nick, rack, score=score, total=total, line=n)
     if x == "(time)":
         expect(score <= 0, "a time penalty is -N")
-        return GcgMove("time", nick, rack, score=score, total=total, line=n)
+        return GcgMove(MoveKind.TIME, nick, rack, score=score, total=total, line=n)
     if x.startswith("(") and x.endswith(")") and len(x) > 2:
         inner = x[1:-1]
         if rack:
             expect(score <= 0, "points lost for a rack are written -N")
-            return GcgMove("rackpenalty", nick, rack, word=inner, score=score, total=total, line=n)
+            return GcgMove(MoveKind.RACKPENALTY, nick, rack, word=inner, score=score, total=total, line=n)
         expect(score >= 0, "end-of-game rack points are written +N")
-        return GcgMove("endrack", nick, word=inner, score=score, total=total, line=n)
+        return GcgMove(MoveKind.ENDRACK, nick, word=inner, score=score, total=total, line=n)
     raise GcgError(n, f"cannot read this event: {line[:60]!r}")
 
 
@@ -359,6 +424,8 @@ def write_gcg(rec: GcgRecord) -> str:
             first, *more = value.split("\n")
             out.append(f"#{key} {first}".rstrip())
             out += more
+    if rec.tile_distribution:
+        out.append(f"#tile-distribution {rec.tile_distribution}")
     if rec.id:
         out.append(f"#id {rec.id}")
     out += rec.other
@@ -382,7 +449,10 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
     """The GCG record of a game played on the table (racks are unknown to the table: left blank)."""
     nicks = nicks or [re.sub(r"\s+", "_", p) or f"p{i + 1}" for i, p in enumerate(game.players)]
     rec = GcgRecord([GcgPlayer(n, name) for n, name in zip(nicks, game.players)],
-                    title=title, description=description, lexicon=lexicon)
+                    title=title, description=description, lexicon=lexicon,
+                    # Named when it is a set a reader can look up (a custom set is not).
+                    tile_distribution=game.rules.tiles.name
+                    if TILE_SETS.get(game.rules.tiles.name) == game.rules.tiles else "")
     g = Game(game.players, game.rules)
     n = len(game.players)
     owed: list[int] = []  # lost turns already taken (casual double challenge), not yet written
@@ -390,7 +460,7 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
     def write_owed() -> None:
         # Written as passes once the challenges of the play before them are settled, so that
         # a reader sees them where the turn went by.
-        rec.moves.extend(GcgMove("pass", nicks[q], total=g.state.scores[q]) for q in owed)
+        rec.moves.extend(GcgMove(MoveKind.PASS, nicks[q], total=g.state.scores[q]) for q in owed)
         owed.clear()
 
     for e in game.events:
@@ -410,21 +480,21 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
         if isinstance(e, PlayMade):
             assert s.last_play is not None
             sp = s.last_play.scored
-            rec.moves.append(GcgMove("play", nick, "", str(sp.line.coordinate),
-                                     _gcg_word(e, sp), sp.score, total))
+            rec.moves.append(GcgMove(MoveKind.PLAY, nick, "", str(sp.line.coordinate),
+                                     _gcg_word(sp, g.rules.tiles), sp.score, total))
         elif isinstance(e, Exchanged):
-            rec.moves.append(GcgMove("exchange", nick, "", word=e.tiles or str(e.count), total=total))
+            rec.moves.append(GcgMove(MoveKind.EXCHANGE, nick, "", word=e.tiles or str(e.count), total=total))
         elif isinstance(e, PhonyWithdrawn):
             lost = before.scored.score if before else 0
-            rec.moves.append(GcgMove("phony", nick, score=-lost, total=total))
+            rec.moves.append(GcgMove(MoveKind.PHONY, nick, score=-lost, total=total))
         elif isinstance(e, ChallengeBonus):
-            rec.moves.append(GcgMove("challenge", nick, score=e.points, total=total))
+            rec.moves.append(GcgMove(MoveKind.CHALLENGE, nick, score=e.points, total=total))
         elif isinstance(e, TimePenalty):
-            rec.moves.append(GcgMove("time", nick, score=-e.points, total=total))
+            rec.moves.append(GcgMove(MoveKind.TIME, nick, score=-e.points, total=total))
         elif isinstance(e, EndRackPoints):
-            rec.moves.append(GcgMove("endrack", nick, word=e.rack, score=e.points, total=total))
+            rec.moves.append(GcgMove(MoveKind.ENDRACK, nick, word=e.rack, score=e.points, total=total))
         elif isinstance(e, RackPenalty):
-            rec.moves.append(GcgMove("rackpenalty", nick, e.rack, word=e.rack, score=-e.points, total=total))
+            rec.moves.append(GcgMove(MoveKind.RACKPENALTY, nick, e.rack, word=e.rack, score=-e.points, total=total))
         elif isinstance(e, ScoreAdjusted):
             # GCG has no line for a director's adjustment: keep it as a note on the last event.
             note = f"director adjusted {game.players[p]}'s score by {e.points:+d}: {e.reason}"
@@ -434,25 +504,26 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
             else:
                 rec.notes.append(note)
         elif isinstance(e, (Passed, TurnLost)):  # a lost turn is written as a pass
-            rec.moves.append(GcgMove("pass", nick, total=total))
+            rec.moves.append(GcgMove(MoveKind.PASS, nick, total=total))
         # Lost turns taken as the turn came round (casual double challenge), in turn order.
         owed += sorted(skip_before - s.skip, key=lambda q: (q - p - 1) % n)
     write_owed()
     # The table never sees a rack: a play's rack is written as the tiles it used, other
     # events leave the rack out (the reader accepts both).
-    rec.moves = [_fill_rack(m) for m in rec.moves]
+    rec.moves = [_fill_rack(m, game.rules.tiles) for m in rec.moves]
     return rec
 
 
-def _gcg_word(e: PlayMade, sp) -> str:  # type: ignore[no-untyped-def]
+def _gcg_word(sp: ScoredPlay, tiles: TileSet) -> str:
     new = {p.square: p.tile for p in sp.placements}
-    return "".join(new.get(sq, ".") for sq in sp.line.squares())
+    return tiles.write([new.get(sq, ".") for sq in sp.line.squares()])
 
 
-def _fill_rack(m: GcgMove) -> GcgMove:
-    if m.kind == "play" and not m.rack:
-        tiles = "".join(sorted(BLANK if c.islower() else c for c in m.word if c != "."))
-        return GcgMove(m.kind, m.nick, tiles, m.position, m.word, m.score, m.total, m.note, m.line)
+def _fill_rack(m: GcgMove, tiles: TileSet) -> GcgMove:
+    if m.kind is MoveKind.PLAY and not m.rack:
+        used = [TileSet.rack_tile(t) for t in tiles.tokenize(m.word, ".") if t != "."]
+        return GcgMove(m.kind, m.nick, tiles.write(tiles.sort(used)), m.position, m.word, m.score,
+                       m.total, m.note, m.line)
     return m
 
 
@@ -464,7 +535,7 @@ class ReplayLine:
     line: int
     text: str
     player: int
-    kind: str
+    kind: MoveKind
     score: int | None
     recorded_score: int
     total: int | None
@@ -514,14 +585,35 @@ class ReplayReport:
         return next((r for r in self.lines if not r.agrees), None)
 
 
+# Lexicon names that say which tile set a record was played with when it does not say so itself.
+_LEXICON_SETS = (("OSPS", "polish"), ("FISE", "spanish"), ("RD", "german"), ("ODS", "french"))
+
+
 def guess_tiles(rec: GcgRecord) -> TileSet:
-    """The tile set a record was played with: English unless its letters need another."""
-    if rec.lexicon.upper().startswith("OSPS"):
-        return TILE_SETS["polish"]
-    letters = {c.upper() for m in rec.moves for c in (m.rack + m.word) if c.isalpha()}
+    """The tile set a record was played with: the one its ``#tile-distribution`` names, else
+    the one its lexicon's name implies, else the first set that spells all its racks and words
+    (English for A-Z).
+
+    >>> guess_tiles(parse_gcg('#player1 a A\\n#player2 b B\\n>a: BELÜ 8E ÜBEL +24 24\\n')).name
+    'german'
+    """
+    if rec.tile_distribution:
+        return tile_set(rec.tile_distribution)
+    lexicon = rec.lexicon.upper()
+    for prefix, name in _LEXICON_SETS:
+        if lexicon.startswith(prefix) and name in TILE_SETS:
+            return TILE_SETS[name]
+    texts = [(m.rack, BLANK) for m in rec.moves] + [
+        (m.word, "." if m.kind is MoveKind.PLAY else BLANK) for m in rec.moves
+        if m.kind in (MoveKind.PLAY, MoveKind.ENDRACK, MoveKind.RACKPENALTY)
+        or (m.kind is MoveKind.EXCHANGE and not _is_count(m.word))]
     for ts in TILE_SETS.values():
-        if letters <= set(ts.letters):
-            return ts
+        try:
+            for text, extra in texts:
+                ts.tokenize(text, extra)
+        except BadTiles:
+            continue
+        return ts
     return ENGLISH
 
 
@@ -534,9 +626,12 @@ def replay(rec: GcgRecord, tiles: TileSet | None = None) -> ReplayReport:
     replay with ``error`` set; a score that differs is recorded in the line and the replay goes on
     with the engine's own score.
     """
+    warnings = list(rec.warnings)
+    if tiles is not None and rec.tile_distribution and tiles.name != rec.tile_distribution:
+        warnings.append(f"the record names the {rec.tile_distribution} tile set; replayed with "
+                        f"{tiles.name} as asked")
     tiles = tiles or guess_tiles(rec)
     players = list(rec.players)
-    warnings = list(rec.warnings)
     nicks = [p.nick for p in players]
     rules = GameRules(tiles=tiles, tournament=len(players) == 2)
     report = ReplayReport(rec, tiles, [], Game.__new__(Game), warnings=warnings)
@@ -605,15 +700,22 @@ class _Racks:
     def spelt(self, rack: str, line: int, what: str = "rack", limit: int | None = None) -> Counter[str]:
         """The tiles a rack spells, or GcgError saying why it is not a rack of this set."""
         limit = self.game.rules.rack_size if limit is None else limit
-        bad = sorted({c for c in rack if c != BLANK and not self.tiles.is_letter(c)})
-        if bad:
-            shown = ", ".join(repr(c) for c in bad[:5])
-            raise GcgError(line, f"{what} {rack[:20]} is malformed: {shown} {'is' if len(bad) == 1 else 'are'} "
+        try:
+            tiles = self.tiles.rack(rack)
+        except BadTiles:
+            tiles = ()
+        bad = [t for t in tiles if t != BLANK and not self.tiles.is_letter(t)]  # lower case
+        if not tiles and rack or bad:
+            chars = sorted(set(bad)) or sorted({c for c in rack if c not in "[]" and c != BLANK
+                                                and not self.tiles.is_letter(c)}) or [rack[:20]]
+            shown = ", ".join(repr(c) for c in chars[:5])
+            multi = self.tiles.multi_letter
+            raise GcgError(line, f"{what} {rack[:20]} is malformed: {shown} {'is' if len(chars) == 1 else 'are'} "
                                  f"not a tile of the {self.tiles.name} set (a rack is written in "
-                                 f"capitals, ? for a blank)")
-        if len(rack) > limit:
-            raise GcgError(line, f"{what} {rack[:20]} holds {len(rack)} tiles: a rack holds at most {limit}")
-        return Counter(rack)
+                                 f"capitals, ? for a blank" + (f", [{multi[0]}] for a two-letter tile)" if multi else ")"))
+        if len(tiles) > limit:
+            raise GcgError(line, f"{what} {rack[:20]} holds {len(tiles)} tiles: a rack holds at most {limit}")
+        return Counter(tiles)
 
     def possible(self, p: int, rack: str, held: Counter[str], line: int, at_end: bool = False) -> None:
         """GcgError unless player ``p`` can hold ``held`` now (at the end: beside the others' racks)."""
@@ -640,52 +742,52 @@ class _Racks:
         """Checks on the event's racks against the state before it is applied."""
         s = self.game.state
         held = self.spelt(m.rack, m.line)
-        if m.kind in ("play", "pass", "exchange") and m.rack:
+        if m.kind in (MoveKind.PLAY, MoveKind.PASS, MoveKind.EXCHANGE) and m.rack:
             self.possible(p, m.rack, held, m.line)
-        elif m.kind == "challenge" and m.rack and m.rack != self.played.get(p, (0, ""))[1]:
+        elif m.kind is MoveKind.CHALLENGE and m.rack and m.rack != self.played.get(p, (0, ""))[1]:
             # The rack after the draw (as Macondo writes it; the state has drawn), unless the
             # line repeats the rack of the play challenged, as some programs write it.
             self.possible(p, m.rack, held, m.line)
-        if m.kind == "play" and m.rack:
+        if m.kind is MoveKind.PLAY and m.rack:
             play = Play(Coordinate.parse(m.position), m.word)
             placed = Counter(BLANK if t.is_blank else t.tile for t in play.placements(s.board, self.tiles))
             missing = placed - held
             if missing:
                 raise GcgError(m.line, f"tiles played are not on the rack {m.rack}: "
-                                       f"{''.join(sorted(missing.elements()))}")
-        elif m.kind == "exchange" and not _is_count(m.word):
+                                       f"{self.tiles.write(self.tiles.sort(missing.elements()))}")
+        elif m.kind is MoveKind.EXCHANGE and not _is_count(m.word):
             thrown = self.spelt(m.word, m.line, "the exchange of")
             missing = thrown - held
             if m.rack and missing:
                 raise GcgError(m.line, f"tiles exchanged are not on the rack {m.rack}: "
-                                       f"{''.join(sorted(missing.elements()))}")
-        elif m.kind == "rackpenalty":
+                                       f"{self.tiles.write(self.tiles.sort(missing.elements()))}")
+        elif m.kind is MoveKind.RACKPENALTY:
             left = self.spelt(m.word, m.line, "the rack in ( )")
             if m.rack and held != left:
                 raise GcgError(m.line, f"the rack {m.rack} and the rack in ( ), {m.word}, differ")
             self.possible(p, m.word, left, m.line, at_end=True)
-        elif m.kind == "endrack":
+        elif m.kind is MoveKind.ENDRACK:
             # Everyone else's tiles: up to a rack from each other player.
             self.spelt(m.word, m.line, "the rack in ( )", self.game.rules.rack_size * (len(self.left) - 1))
 
     def after(self, p: int, m: GcgMove) -> None:
         """Checks that need the state after the event, and what it tells of the racks."""
         s = self.game.state
-        if m.kind == "play":
+        if m.kind is MoveKind.PLAY:
             assert s.last_play is not None
             placed = Counter(BLANK if t.is_blank else t.tile for t in s.last_play.scored.placements)
             self.played[p] = (m.line, m.rack, placed)
-        elif m.kind == "phony":
+        elif m.kind is MoveKind.PHONY:
             line, rack, _ = self.played.pop(p, (0, "", Counter()))
             if m.rack:
                 # The tiles go back to the rack they came from: the line shows that same rack.
-                held = Counter(m.rack)
-                if rack and held != Counter(rack):
+                held = self.spelt(m.rack, m.line)
+                if rack and held != self.spelt(rack, m.line):
                     raise GcgError(m.line, f"the tiles taken back ({m.rack}) are not the rack of the "
                                            f"play they withdraw ({rack}, line {line})")
                 self.possible(p, m.rack, held, m.line)
-        elif m.kind == "rackpenalty":
-            self.left[p], self.since[p] = Counter(m.word), m.line
+        elif m.kind is MoveKind.RACKPENALTY:
+            self.left[p], self.since[p] = self.spelt(m.word, m.line, "the rack in ( )"), m.line
 
     def last_racks(self, rec: GcgRecord) -> None:
         """#rack1, #rack2...: the racks after the last event, each one possible.
@@ -702,33 +804,40 @@ class _Racks:
 
 def _event_for(game: Game, p: int, m: GcgMove, tiles: TileSet) -> tuple[Event, int | None, str]:
     s = game.state
-    if m.kind == "play":
+    if m.kind is MoveKind.PLAY:
         return PlayMade(p, Play(Coordinate.parse(m.position), m.word)), None, ""
-    if m.kind == "pass":
+    if m.kind is MoveKind.PASS:
         return Passed(p), None, ""
-    if m.kind == "exchange":
+    if m.kind is MoveKind.EXCHANGE:
         w = m.word
         if _is_count(w):
             return Exchanged(p, int(w)), None, ""
-        return Exchanged(p, len(w), w), None, ""
-    if m.kind == "phony":
+        try:
+            return Exchanged(p, len(tiles.rack(w)), w), None, ""
+        except BadTiles as e:
+            raise GcgError(m.line, f"the exchange of {e}") from None
+    if m.kind is MoveKind.PHONY:
         return PhonyWithdrawn(p), None, ""
-    if m.kind == "challenge":
+    if m.kind is MoveKind.CHALLENGE:
         return ChallengeBonus(p, m.score), None, ""
-    if m.kind == "time":
+    if m.kind is MoveKind.TIME:
         return TimePenalty(p, -m.score), None, ""
-    if m.kind == "endrack":
+    if m.kind is MoveKind.ENDRACK:
         if s.going_out is None:
             raise IllegalEvent("end-of-game rack points, but nobody has gone out")
         unseen = s.unseen
         value = tiles.rack_value(unseen.elements())
         points = 2 * value if game.rules.tournament else value
-        rack = "".join(sorted(unseen.elements()))
-        if p == s.going_out and Counter(m.word) != unseen:  # (another player: the engine says no)
+        rack = tiles.write(tiles.sort(unseen.elements()))
+        try:
+            left = Counter(tiles.rack(m.word))
+        except BadTiles as e:
+            raise GcgError(m.line, f"the rack in ( ): {e}") from None
+        if p == s.going_out and left != unseen:  # (another player: the engine says no)
             raise IllegalEvent(f"the rack in ( ), {m.word}, is not the tiles left on the other "
                                f"racks: {rack}")
         return EndRackPoints(p, rack, points), points, ""
-    if m.kind == "rackpenalty":
+    if m.kind is MoveKind.RACKPENALTY:
         value = tiles.rack_value(m.word)  # spelt from the set: checked by _Racks.before
         return RackPenalty(p, m.word, value), -value, ""
     raise IllegalEvent(f"unknown event kind {m.kind}")  # pragma: no cover

@@ -9,6 +9,13 @@ tell the players which of its words is not in the lexicon.
 (True, False)
 >>> len(judge.log)
 2
+
+Words are judged as tiles of the judge's set, so a Spanish judge reads ``CHICO`` as four tiles:
+
+>>> from board_pi.rules.tiles import SPANISH
+>>> es = WordJudge(Lexicon.from_words(["CHICO"], "tiny-es", tiles=SPANISH), tiles=SPANISH)
+>>> es.judge(["chico"]).acceptable, es.judge(["[CH]ICO"]).acceptable, es.log[-1].words
+(True, True, ('[CH]ICO',))
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from .lexicon import Lexicon, normalise
+from .tiles import ENGLISH, TILE_SETS, BadTiles, TileSet
 
 MAX_WORDS = 8
 MAX_LETTERS = 15  # a word runs along one line of the 15x15 board: no play forms a longer one
@@ -57,6 +65,11 @@ class WordJudge:
     clock: Callable[[], float] = lambda: 0.0
     on_log: Callable[[Adjudication], None] | None = None
     log: list[Adjudication] = field(default_factory=list)
+    tiles: TileSet | None = None  # None: the set the lexicon was compiled for, else English
+
+    def __post_init__(self) -> None:
+        if self.tiles is None:
+            self.tiles = TILE_SETS.get(self.lexicon.tiles, ENGLISH)
 
     def check_words(self, words: Sequence[str]) -> list[str]:
         """Normalise input words, or raise NotAWord saying what is wrong with the input."""
@@ -65,20 +78,29 @@ class WordJudge:
         if len(words) > MAX_WORDS:
             raise NotAWord(f"at most {MAX_WORDS} words can be judged together")
         alphabet = self.lexicon.alphabet
+        ts = self.tiles or ENGLISH
         out = []
         for i, w in enumerate(words, 1):
-            if len(w.strip()) > MAX_LETTERS:  # before any other work on it: it may be huge
+            if len(w.strip()) > 4 * MAX_LETTERS:  # before any other work on it: it may be huge
                 raise NotAWord(f"word {i} has {len(w.strip())} characters: a word on the 15x15 board "
                                f"has at most {MAX_LETTERS} letters")
             word = normalise(w)
-            if not word.isalpha():
+            if not word.replace("[", "").replace("]", "").isalpha():
                 raise NotAWord(f"word {i} is not a word: use letters only")
-            if len(word) < 2:
-                raise NotAWord(f"word {i} has one letter: a word has at least two")
-            strange = sorted(set(word) - alphabet)
+            strange = sorted(set(word) - alphabet - {"[", "]"})
             if strange:
                 raise NotAWord(f"word {i} has letters this lexicon does not use ({''.join(strange)})")
-            out.append(word)
+            try:
+                tiles = ts.word(word)
+            except BadTiles as e:
+                raise NotAWord(f"word {i} is not spelt with the {ts.name} tiles: {e}") from None
+            if len(tiles) > MAX_LETTERS:
+                what = "characters" if len(tiles) == len(word) else f"tiles of the {ts.name} set"
+                raise NotAWord(f"word {i} has {len(tiles)} {what}: a word on the 15x15 board "
+                               f"has at most {MAX_LETTERS} letters")
+            if len(tiles) < 2:
+                raise NotAWord(f"word {i} has one letter: a word has at least two")
+            out.append(ts.write(tiles))
         return out
 
     def judge(self, words: Sequence[str]) -> Verdict:

@@ -1,7 +1,9 @@
 """Plays: tiles placed on the board, written in standard notation, and checked against the rules.
 
 A play is written as on a score sheet, ``8D QUITE``: the coordinate, then the main word with
-``.`` for a tile already on the board (or that tile's letter) and lower case for a blank.
+``.`` for a tile already on the board (or that tile's letter) and lower case for a blank. The
+word is read as the tile set's tiles (:meth:`TileSet.tokenize`), so a multi-letter tile is one
+square: ``8H [CH]E`` or, in Spanish, ``8H CHE``.
 
 >>> from board_pi.rules.board import Board
 >>> from board_pi.rules.tiles import ENGLISH
@@ -11,6 +13,9 @@ A play is written as on a score sheet, ``8D QUITE``: the coordinate, then the ma
 ['D8=Q', 'E8=U', 'F8=I', 'G8=T', 'H8=e']
 >>> check_placements(b, tiles, ENGLISH).direction
 <Direction.ACROSS: 'across'>
+>>> from board_pi.rules.tiles import SPANISH
+>>> [str(t) for t in Play.parse("8H CHIRRiO").placements(b, SPANISH)]
+['H8=CH', 'I8=I', 'J8=RR', 'K8=i', 'L8=O']
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from .board import EMPTY, BadCoordinate, Board, Coordinate, Direction, Square
-from .tiles import TileSet
+from .tiles import BadTiles, TileSet
 
 
 class IllegalPlay(ValueError):
@@ -28,14 +33,14 @@ class IllegalPlay(ValueError):
 
 @dataclass(frozen=True, order=True)
 class Placement:
-    """One tile put on one square: upper case for a lettered tile, lower case for a blank."""
+    """One tile put on one square: its face (``"Ä"``, ``"CH"``), in lower case for a blank."""
 
     square: Square
     tile: str
 
     @property
     def is_blank(self) -> bool:
-        return self.tile.islower()
+        return self.tile != self.tile.upper()
 
     def __str__(self) -> str:
         return f"{self.square}={self.tile}"
@@ -79,11 +84,18 @@ class Play:
     def __str__(self) -> str:
         return f"{self.coordinate} {self.word}"
 
+    def tiles(self, tiles: TileSet) -> tuple[str, ...]:
+        """The word as the set's tiles, ``.`` for a square played through (IllegalPlay if not)."""
+        try:
+            return tiles.tokenize(self.word, EMPTY)
+        except BadTiles as e:
+            raise IllegalPlay(f"{self}: {e}") from None
+
     def placements(self, board: Board, tiles: TileSet) -> list[Placement]:
         """The new tiles this play puts down on ``board``.
 
-        Each letter of the word lands on the next square along the line. A ``.`` must fall on
-        a tile already there; a letter on an occupied square must match the tile there (some
+        Each tile of the word lands on the next square along the line. A ``.`` must fall on
+        a tile already there; a tile on an occupied square must match the tile there (some
         records spell played-through tiles out).
         """
         if not self.word:
@@ -91,22 +103,20 @@ class Play:
         d = self.coordinate.direction
         start = self.coordinate.square
         out: list[Placement] = []
-        for i, ch in enumerate(self.word):
+        for i, tile in enumerate(self.tiles(tiles)):
             sq = start.step(d, i)
             if not sq.on_board(board.size):
                 raise IllegalPlay(f"{self}: the word runs off the board at letter {i + 1}")
             there = board[sq]
-            if ch == EMPTY:
+            if tile == EMPTY:
                 if there == EMPTY:
                     raise IllegalPlay(f"{self}: '.' at {sq} but there is no tile there to play through")
                 continue
-            if not (tiles.is_letter(ch) or tiles.is_letter(ch.upper())):
-                raise IllegalPlay(f"{self}: {ch!r} is not a letter of the {tiles.name} tile set")
             if there != EMPTY:
-                if there != ch and there.upper() != ch.upper():
-                    raise IllegalPlay(f"{self}: {sq} already holds {there}, not {ch}")
+                if there != tile and there.upper() != tile.upper():
+                    raise IllegalPlay(f"{self}: {sq} already holds {there}, not {tile}")
                 continue
-            out.append(Placement(sq, ch))
+            out.append(Placement(sq, tile))
         if not out:
             raise IllegalPlay(f"{self}: places no new tile")
         return out
@@ -140,8 +150,9 @@ def check_placements(board: Board, placements: Sequence[Placement], tiles: TileS
     for p in placements:
         if not p.square.on_board(board.size):
             raise IllegalPlay(f"square {p.square.row + 1},{p.square.col + 1} is off the board")
-        if len(p.tile) != 1 or not tiles.is_letter(p.tile.upper()):
-            raise IllegalPlay(f"{p.tile!r} at {p.square} is not a letter of the {tiles.name} tile set")
+        if not isinstance(p.tile, str) or p.tile == "?" or not tiles.is_tile(p.tile):
+            raise IllegalPlay(f"{p.tile!r} at {p.square} is not a letter of the {tiles.name} tile set "
+                              "(a blank is placed as the letter it stands for, in lower case)")
         if board[p.square] != EMPTY:
             raise IllegalPlay(f"{p.square} is already occupied by {board[p.square]}")
         if p.square in new:
@@ -191,8 +202,7 @@ def play_notation(board: Board, placements: Sequence[Placement], tiles: TileSet)
     """
     line = check_placements(board, placements, tiles)
     new = {p.square: p.tile for p in placements}
-    word = "".join(new.get(s, EMPTY) for s in line.squares())
-    return Play(line.coordinate, word)
+    return Play(line.coordinate, tiles.write([new.get(s, EMPTY) for s in line.squares()]))
 
 
 def words_formed(board: Board, placements: Iterable[Placement], line: Line) -> list[list[Square]]:

@@ -10,6 +10,10 @@ make 4x, two triple words 9x); blanks score nothing; the bonus is earned only wh
 >>> b = Board()
 >>> score_play(b, Play.parse("8D WINDY").placements(b, ENGLISH), ENGLISH).score
 32
+>>> from board_pi.rules.tiles import SPANISH
+>>> sp = score_play(b, Play.parse("8G CHARRO").placements(b, SPANISH), SPANISH)
+>>> sp.main_word, sp.words[0].tiles, sp.score
+('[CH]A[RR]O', ('CH', 'A', 'RR', 'O'), 30)
 """
 
 from __future__ import annotations
@@ -27,11 +31,21 @@ BINGO_BONUS = 50
 
 @dataclass(frozen=True)
 class ScoredWord:
-    """One word a play formed, as it reads on the board, and its points."""
+    """One word a play formed: its tiles as they lie (a blank in lower case), and its points.
+
+    ``text`` is the word written out, a multi-letter tile in brackets (``[CH]ICO``); its upper
+    case is the form lexicons and the judge look words up by.
+    """
 
     text: str
     squares: tuple[Square, ...]
     points: int
+    tiles: tuple[str, ...] = ()
+
+    @property
+    def word(self) -> str:
+        """The word as a lexicon holds it: upper case, a multi-letter tile in brackets."""
+        return self.text.upper()
 
 
 @dataclass(frozen=True)
@@ -68,7 +82,7 @@ def score_play(board: Board, placements: Sequence[Placement], tiles: TileSet,
                 value *= prem.letter_multiplier
                 word_mult *= prem.word_multiplier
             letters += value
-        scored.append(ScoredWord("".join(text), tuple(squares), letters * word_mult))
+        scored.append(ScoredWord(tiles.write(text), tuple(squares), letters * word_mult, tuple(text)))
     bingo = len(new) == rack_size
     total = sum(w.points for w in scored) + (bingo_bonus if bingo else 0)
     return ScoredPlay(line, tuple(sorted(placements)), tuple(scored), bingo, total)

@@ -88,6 +88,16 @@ class StoredGame:
     finished: float | None
 
 
+@dataclass(frozen=True)
+class JournalEntry:
+    """One recorded event with its place in the journal (``seq`` grows by one per event)."""
+
+    seq: int
+    game_id: int
+    event: dict[str, Any]
+    wall: float
+
+
 class Journal:
     """An SQLite journal of games; one writer (the table), safe to use from several threads."""
 
@@ -256,6 +266,28 @@ class Journal:
         with self._lock:
             rows = self._db.execute("SELECT id, created, players, finished FROM games ORDER BY id").fetchall()
         return [{"id": r[0], "created": r[1], "players": json.loads(r[2]), "finished": r[3]} for r in rows]
+
+    def events_after(self, seq: int, limit: int = 500) -> list[JournalEntry]:
+        """The events recorded after sequence number ``seq``, oldest first, at most ``limit``: for
+        readers that follow the journal (the club publisher sends each one once, in order)."""
+        try:
+            with self._lock:
+                rows = self._db.execute("SELECT seq, game_id, data, wall FROM events WHERE seq > ? "
+                                        "ORDER BY seq LIMIT ?", (seq, limit)).fetchall()
+            return [JournalEntry(r[0], r[1], json.loads(r[2]), r[3]) for r in rows]
+        except sqlite3.Error as e:
+            raise _kind(e)(f"cannot read the journal {self.path}: {e}") from None
+        except ValueError as e:
+            raise JournalDamaged(f"an event in the journal {self.path} is damaged: {e}") from None
+
+    def last_seq(self) -> int:
+        """The sequence number of the last event recorded (0 for none)."""
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT MAX(seq) FROM events").fetchone()
+        except sqlite3.Error as e:
+            raise _kind(e)(f"cannot read the journal {self.path}: {e}") from None
+        return int(row[0] or 0)
 
     def integrity_check(self) -> str:
         with self._lock:

@@ -92,7 +92,8 @@ and its second line
     assert rec.description == "A long game\n played on a Tuesday"
     assert rec.lexicon == "NWL2023"
     assert rec.id == "io.woogles xYz123"
-    assert rec.other == ["#tile-distribution English"]
+    assert rec.tile_distribution == "english"  # the set's own name, whatever the case written
+    assert rec.other == []
     assert rec.notes == ["before the first move\nand its second line"]
     assert rec.moves[0].note == "a note on WINDY\nmore on WINDY"
     assert rec.moves[1].note == ""

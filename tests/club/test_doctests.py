@@ -1,0 +1,15 @@
+"""The club modules' examples hold."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+
+@pytest.mark.parametrize("name", ["settings", "topics", "broker", "results", "feeds"])
+def test_doctests(name: str) -> None:
+    module = importlib.import_module(f"board_pi.club.{name}")
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
