@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.rules.gcg import read_gcg, replay  # noqa: E402
+from board_pi.rules.gcg import GcgError, read_gcg, replay  # noqa: E402
 from board_pi.rules.tiles import ENGLISH  # noqa: E402
 from board_pi.cli.demo import load_record, play_record  # noqa: E402
 
@@ -33,7 +33,11 @@ def main() -> int:
     shared = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
     records = [("bundled demo game", load_record(None))]
     if shared.is_dir():
-        records += [(p.name, read_gcg(str(p))) for p in sorted(shared.glob("*.gcg"))]
+        for p in sorted(shared.glob("*.gcg")):
+            try:
+                records.append((p.name, read_gcg(str(p))))
+            except GcgError as e:  # a record the reader refuses is not a game the table can play
+                print(f"{p.name:40s} skipped: {e}")
     else:
         print(f"note: {shared} is absent; only the bundled game is played")
     if args.games:

@@ -123,12 +123,13 @@ BATTERY: list[tuple[list[str], int, str]] = [
     (["config", "show", "--config", "{deep.toml}"], 2, "nested too deeply"),
     (["config", "set-pin", "--config", "{missing}", "--pin-stdin"], 2, "no such file"),
     # clock: the time control, its state file, its port
-    *[(["clock", opt, v], 2, f"{opt} out of range") for opt, v in (
+    *[(["clock", opt, v], 2, f"{opt}: must be") for opt, v in (
         ("--minutes", "nan"), ("--minutes", "inf"), ("--minutes", "-1"), ("--minutes", "0"), ("--minutes", "1e308"),
         ("--minutes", "-0"), ("--penalty", "-1"), ("--penalty", "1001"), ("--max-overtime", "-1"),
         ("--max-overtime", "nan"), ("--max-overtime", "601"), ("--increment", "-1"),
         ("--increment", "nan"), ("--increment", "601"), ("--delay", "inf"), ("--delay", "-0.5"))],
-    *[(["clock", opt, v], 2, "invalid") for opt, v in (("--minutes", "ten"), ("--penalty", "1.5"), ("--penalty", "x"))],
+    *[(["clock", opt, v], 2, f"{opt}: must be {what}, not") for opt, v, what in (
+        ("--minutes", "ten", "a number"), ("--penalty", "1.5", "a whole number"), ("--penalty", "x", "a whole number"))],
     (["clock", "--increment", "5", "--delay", "5"], 2, "not both"),
     *[(["clock", "--seconds", s], 2, "--seconds") for s in ("nan", "-1", "inf")],
     *[(["clock", "--backend", "serial", "--port", "/dev/null", "--state", "{" + f + "}"], 2, msg) for f, msg in (
@@ -183,7 +184,7 @@ def test_bad_input_gets_a_message_and_its_exit_code(argv: list[str], code: int, 
     (["demo", "--no-web", "--speed", "1e-300"], 2, "--speed must be a number from 0.1 to 10000"),
     (["run", "--port", "-1"], 2, "a port is from 1 to 65535, not -1"),
     (["config", "check", "/dev/zero"], 1, "larger than 1024 KB"),
-    (["clock", "--minutes", "nan"], 2, "--minutes out of range"),
+    (["clock", "--minutes", "nan"], 2, "--minutes: must be a number, not a string ('nan')"),
     (["run", "--config", "{datafile.toml}"], 2, "data.dir:"),
 ])
 def test_bad_input_as_the_console_command(argv: list[str], code: int, message: str, files: dict[str, str]) -> None:

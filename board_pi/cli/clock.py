@@ -81,9 +81,10 @@ def _load(path: Path) -> dict[str, Any] | None:
 
 
 def time_control(args: argparse.Namespace) -> TimeControl:
-    """The time control from the command line, held to the configuration's limits (one set of
-    limits for clock.* in the file and these options); nan and inf are refused."""
-    from ..config import CHECKS
+    """The time control from the command line, held to TimeControl's own limits, in the words
+    the configuration file and the status page use (board_pi.settings); nan and inf are refused.
+    An option not given takes TimeControl's default."""
+    from ..settings import check, from_text
 
     values = {}
     for option, key, value in (("--minutes", "minutes", args.minutes),
@@ -91,11 +92,11 @@ def time_control(args: argparse.Namespace) -> TimeControl:
                                ("--max-overtime", "max_overtime_minutes", args.max_overtime),
                                ("--increment", "increment_seconds", args.increment),
                                ("--delay", "delay_seconds", args.delay)):
-        if isinstance(value, float) and value.is_integer() and key in ("overtime_penalty", "max_overtime_minutes"):
-            value = int(value)
-        value, problem = CHECKS["clock"][key](value)
+        if value is None:
+            value = getattr(TimeControl, key)
+        value, problem = check(TimeControl, key, from_text(value))
         if problem:
-            raise UsageError(f"{option} out of range: {problem}")
+            raise UsageError(f"{option}: {problem}")
         values[key] = value
     if values["increment_seconds"] and values["delay_seconds"]:
         raise UsageError("choose --increment or --delay, not both")

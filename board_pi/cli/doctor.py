@@ -23,13 +23,23 @@ import threading
 import time
 import warnings
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable
 
 from board_pi.config import (SYSTEM_DATA_DIR, Config, ConfigError, find_config, listen_problem, load_config,
                              tiles_problem)
 
-OK, WARN, FAIL, SKIP = "ok", "warn", "fail", "skip"
+class Status(StrEnum):
+    """A check's outcome (its value is what ``--json`` prints)."""
+
+    OK = "ok"
+    WARN = "warn"  # works, but deserves a look
+    FAIL = "fail"  # the table cannot run (unless the check is not required)
+    SKIP = "skip"  # not checked here (not configured, or nothing to check)
+
+
+OK, WARN, FAIL, SKIP = Status.OK, Status.WARN, Status.FAIL, Status.SKIP
 
 CAMERA_TIMEOUT = 20.0  # seconds for opening the camera, capturing a frame and finding the board
 MIN_FREE_BYTES = 100 * 1024**2  # below this a game's journal may not fit: fail
@@ -44,7 +54,7 @@ class Result:
     """One check's outcome: ``status`` is ok, warn, fail or skip; ``fix`` says what to do."""
 
     name: str
-    status: str
+    status: Status
     detail: str
     fix: str = ""
     required: bool = True

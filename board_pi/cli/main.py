@@ -147,12 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="GPIO buttons, the Pico on a serial port, or keys (z/m players, space pause, "
                          "c challenge, h hold, q quit)")
     ck.add_argument("--port", help="the Pico's serial port (--backend serial), e.g. /dev/serial/by-id/...")
-    # Checked against the configuration's limits by the command (board_pi.cli.clock).
-    ck.add_argument("--minutes", type=float, default=25, help="minutes per player (default 25)")
-    ck.add_argument("--penalty", type=int, default=10, help="points per started overtime minute (default 10)")
-    ck.add_argument("--max-overtime", type=float, default=10, help="whole overtime minutes before a flag (0: no limit)")
-    ck.add_argument("--increment", type=float, default=0, help="seconds added after each turn (casual games)")
-    ck.add_argument("--delay", type=float, default=0, help="free seconds at the start of each turn (casual games)")
+    # Taken as text and checked by the command (board_pi.cli.clock) against TimeControl's limits,
+    # in the words the configuration file and the status page use; the defaults are TimeControl's.
+    ck.add_argument("--minutes", help="minutes per player (default 25)")
+    ck.add_argument("--penalty", help="points per started overtime minute (default 10)")
+    ck.add_argument("--max-overtime", help="overtime minutes before a flag (default 10; 0: no limit)")
+    ck.add_argument("--increment", help="seconds added after each turn (casual games)")
+    ck.add_argument("--delay", help="free seconds at the start of each turn (casual games)")
     ck.add_argument("--state", metavar="FILE", help="keep the clock's state here; resume from it if it exists")
     ck.add_argument("--seconds", type=seconds, help="stop after this many seconds (scripted runs)")
     ck.set_defaults(handler=_lazy("board_pi.cli.clock", "cmd_clock"))

@@ -347,6 +347,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 c.close()
             except Exception:
                 pass
+        table.close()
         table.journal.close()
     return 0
 

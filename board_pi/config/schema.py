@@ -90,6 +90,11 @@ class ClockConfig:
     delay_seconds: float = TimeControl.delay_seconds
     downtime: str = "running"
 
+    def time_control(self) -> TimeControl:
+        """The time control this section sets (the rest at TimeControl's defaults)."""
+        return TimeControl(**{key: getattr(self, key) for key in TIME_CONTROL_KEYS},
+                           charge_downtime=self.downtime == "running")
+
 
 TIME_CONTROL_KEYS = ("minutes", "overtime_penalty", "max_overtime_minutes", "increment_seconds", "delay_seconds")
 """The [clock] keys that are :class:`TimeControl`'s settings, checked against its limits."""

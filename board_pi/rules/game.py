@@ -279,6 +279,20 @@ class Game:
         self.events = list(events)
         self.state = self.rebuild()
 
+    def truncate(self, n: int) -> None:
+        """Keep the first ``n`` events only (an action that could not be recorded is cut off).
+
+        >>> g = Game(["Ann", "Bob"])
+        >>> g.pass_turn(0); g.pass_turn(1); g.truncate(1)
+        >>> len(g.events), g.state.turn
+        (1, 1)
+        """
+        if not 0 <= n <= len(self.events):
+            raise IllegalEvent(f"cannot keep {n} of {len(self.events)} events")
+        if n < len(self.events):
+            del self.events[n:]
+            self.state = self.rebuild()
+
     def undo(self) -> Event:
         """Take the last event back (a director's correction)."""
         if not self.events:

@@ -19,7 +19,7 @@ def test_format_time(seconds, shown):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["clock", "--minutes", "0"], "minutes out of range"),
+    (["clock", "--minutes", "0"], "--minutes: must be greater than 0"),
     (["clock", "--backend", "serial"], "needs --port"),
     (["clock", "--backend", "serial", "--port", "/nonexistent/tty"], "no serial port"),
     (["clock", "--backend", "gpio"], "no GPIO pins here"),

@@ -122,11 +122,15 @@ ACTIONS: dict[str, Callable[[Table, Any, Clock], Any]] = {
 }
 
 
+PRESSES = ("a press (the clock switches, a pass)", "a press with a play")
+
+
 @pytest.mark.parametrize("failure, name", [
     pytest.param(failure, name, id=f"{failure.__name__}-{name}")
     for failure in (refused, disk_full) for name in sorted(ACTIONS)
-    # A pause only rewrites the clock's row, in place: a full disk still takes it (below).
-    if (failure, name) != (disk_full, "pause")])
+    # A pause only rewrites the clock's row, in place: a full disk still takes it (below), and so
+    # it takes a press's switch (a press on a full disk: below).
+    if (failure, name) not in ((disk_full, "pause"), *((disk_full, p) for p in PRESSES))])
 def test_an_action_the_journal_cannot_take_changes_nothing(tmp_path: Path, lexicon, name: str,  # type: ignore[no-untyped-def]
                                                              failure) -> None:
     table, cam, clock = ready(tmp_path, lexicon)
@@ -135,7 +139,6 @@ def test_an_action_the_journal_cannot_take_changes_nothing(tmp_path: Path, lexic
     with failure(table.journal):
         with pytest.raises(NotRecorded, match="not recorded, nothing changed"):
             ACTIONS[name](table, cam, clock)
-    assert isinstance(NotRecorded("x"), TableError)  # so the page answers it as a 4xx
     # Memory is what the journal holds: what the page shows, and what a restart resumes.
     assert state(table) == before
     assert replayed(table, tmp_path, lexicon) == journaled(table)
@@ -208,3 +211,20 @@ def test_a_pause_on_a_full_disk_is_recorded_in_place(tmp_path: Path, lexicon) ->
         table.pause()
     assert replayed(table, tmp_path, lexicon) == journaled(table)
     assert table.snapshot()["clock"]["phase"] == "paused"
+
+
+@pytest.mark.parametrize("name", PRESSES)
+def test_a_press_on_a_full_disk_switches_the_clock_and_says_the_turn_was_not_recorded(  # type: ignore[no-untyped-def]
+        tmp_path: Path, lexicon, name: str) -> None:
+    """The clock switches at the press, before the board is read, and a full disk takes that (it
+    rewrites the clock's row in place, as a pause does); the turn read afterwards needs new rows,
+    which it refuses. The turn is taken back whole, the page says so, and memory is still what the
+    journal holds."""
+    table, cam, clock = ready(tmp_path, lexicon)
+    moves = table.snapshot()["moves"]
+    with disk_full(table.journal), pytest.raises(NotRecorded, match="the clock switched, but the turn"):
+        ACTIONS[name](table, cam, clock)
+    assert table.snapshot()["moves"] == moves and table.pending is None
+    assert table.clock is not None and table.clock.running == 1  # the press stood
+    assert replayed(table, tmp_path, lexicon) == journaled(table)
+    assert any("enter the turn on the page" in m for m in table.messages)
