@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from board_pi.rules.game import Game, PlayMade  # noqa: E402
-from board_pi.rules.gcg import GcgError, parse_gcg, read_gcg, replay  # noqa: E402
+from board_pi.rules.gcg import GcgError, parse_gcg, read_gcg  # noqa: E402
+from board_pi.rules.replay import replay  # noqa: E402
 from board_pi.rules.judge import WordJudge  # noqa: E402
 from board_pi.rules.play import Play  # noqa: E402
 from board_pi.rules.scoring import score_play  # noqa: E402

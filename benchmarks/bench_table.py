@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.rules.gcg import GcgError, read_gcg, replay  # noqa: E402
+from board_pi.rules.gcg import GcgError, read_gcg  # noqa: E402
+from board_pi.rules.replay import replay  # noqa: E402
 from board_pi.rules.tiles import ENGLISH  # noqa: E402
 from board_pi.cli.demo import load_record, play_record  # noqa: E402
 

@@ -199,9 +199,9 @@ def test_serial_port_that_opens_but_has_no_pico(tmp_path: Path) -> None:
     try:
         cfg = parse_config(f'[clock]\nbackend = "serial"\n[serial]\nport = "{os.ttyname(slave)}"\n')
         r = doctor.check_clock(cfg)
-        # Without the Pico link module only the port is checked; with it, nothing answers here.
-        assert r.status in (WARN, FAIL) and "opens" in r.detail, r.detail
-        assert r.fix
+        # The port opens, but nothing on it answers the Pico's HELLO.
+        assert r.status == FAIL and "did not answer" in r.detail, r.detail
+        assert "flash the board-pi firmware" in r.fix
     finally:
         os.close(master)
         os.close(slave)

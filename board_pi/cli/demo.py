@@ -26,7 +26,8 @@ from .errors import UsageError
 from ..clock import TimeControl
 from ..rules.board import Coordinate
 from ..rules.game import ChallengeRule, Game, GameRules, Passed
-from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg, replay
+from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg
+from ..rules.replay import replay
 from ..rules.judge import WordJudge
 from ..rules.play import Play
 from ..rules.tiles import ENGLISH

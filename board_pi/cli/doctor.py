@@ -289,14 +289,11 @@ def _check_serial(cfg: Config) -> Result:
         else:
             fix = "unplug and replug the Pico; check serial.port"
         return Result("clock", FAIL, f"cannot open {port}: {e}", fix)
-    pico, why = _guarded_import("board_pi.hardware.pico")
-    query = getattr(pico, "firmware_version", None) if pico is not None else None
-    if query is None:
-        return Result("clock", WARN, f"{port} opens; firmware version not checked (the Pico link module is not installed)",
-                      "install the complete board-pi to check the firmware", required=False)
+    from board_pi.hardware.serial_clock import NoPico, firmware_version
+
     try:
-        version = query(port, cfg.serial.baud, timeout=3.0)
-    except Exception as e:  # a silent or foreign device on the port
+        version = firmware_version(port, cfg.serial.baud, timeout=3.0)
+    except (NoPico, serial.SerialException) as e:  # a silent or foreign device on the port
         return Result("clock", FAIL, f"{port} opens, but the Pico clock did not answer: {e}",
                       "flash the board-pi firmware onto the Pico (firmware/README.md) and check serial.port")
     return Result("clock", OK, f"Pico clock on {port}, firmware {version}")

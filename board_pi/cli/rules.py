@@ -53,7 +53,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..rules.gcg import GcgError, read_gcg, replay
+    from ..rules.gcg import GcgError, read_gcg
+    from ..rules.replay import replay
 
     tiles = _tiles(args.tiles)
     try:

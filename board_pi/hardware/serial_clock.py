@@ -326,3 +326,41 @@ class SerialClock(EventSource):
 
     def verdict(self, acceptable: bool | None) -> None:
         """The Pico clock has no verdict lights; the GPIO lights or the status page show it."""
+
+
+class NoPico(Exception):
+    """Nothing on the port answered as a board-pi Pico clock."""
+
+
+def firmware_version(port: str, baudrate: int = 115200, timeout: float = 3.0) -> str:
+    """Ask the Pico clock on ``port`` which firmware it runs: its answer to our HELLO.
+
+    A plain one-off exchange for ``board-pi doctor``, before the table takes the port: it sends a
+    HELLO and reads frames until the Pico's own HELLO arrives. Raises :class:`NoPico` when nothing
+    answers within ``timeout`` seconds, or only something that speaks another protocol version.
+    """
+    import serial  # imported when used: pyserial is only needed with the Pico clock
+
+    from .picolink import LineSplitter, parse_line
+
+    hello = Frame(VERSION, new_boot_id(), 0, 1, "HELLO", (HOST_VERSION,)).encode()
+    splitter = LineSplitter()
+    foreign = 0
+    with serial.Serial(port, baudrate, timeout=0.1, exclusive=True) as link:
+        deadline = time.monotonic() + timeout
+        next_hello = 0.0
+        while time.monotonic() < deadline:
+            if time.monotonic() >= next_hello:  # the Pico may be booting: ask again now and then
+                link.write(hello)
+                next_hello = time.monotonic() + 0.5
+            for line in splitter.feed(link.read(256)):
+                f = parse_line(line)
+                if f is None:
+                    continue
+                if f.version != VERSION:
+                    foreign += 1
+                elif f.kind == "HELLO" and f.args:
+                    return f.args[0]
+    if foreign:
+        raise NoPico(f"it speaks another protocol version than this board-pi (version {VERSION})")
+    raise NoPico(f"no answer in {timeout:g} s")

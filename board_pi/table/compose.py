@@ -14,7 +14,8 @@ import sys
 
 from ..rules.board import Board
 from ..rules.game import ChallengeBonus, Exchanged, Game, GameRules, ChallengeRule, Passed, PhonyWithdrawn, PlayMade
-from ..rules.gcg import GcgMove, GcgPlayer, GcgRecord, parse_gcg, replay, write_gcg
+from ..rules.gcg import GcgMove, GcgPlayer, GcgRecord, parse_gcg, write_gcg
+from ..rules.replay import replay
 from ..rules.movegen import candidate_plays
 from ..rules.play import Play
 from ..rules.scoring import score_play

@@ -186,12 +186,13 @@ class Confirmations:
             if p is None or not p.kind.awaits_play:
                 raise TableError("there is no reading to confirm")
             chosen = dict(p.tiles if tiles is None else tiles)
+            game, _ = self._require()
             for k, v in chosen.items():
-                if not isinstance(v, str) or len(v) != 1:
-                    raise TableError(f"square {k}: give one letter or '?' for a blank")
+                # A tile of the game's set ("Ä", "CH"), lower case for a blank played as it, or '?'.
+                if not isinstance(v, str) or not (v == BLANK or game.rules.tiles.is_letter(v.upper())):
+                    raise TableError(f"square {k}: give a tile of the game's set, or '?' for a blank")
             chosen = {k.upper(): (v if v == BLANK or v.islower() else v.upper()) for k, v in chosen.items()}
             if not chosen:
-                game, _ = self._require()
                 try:
                     game.pass_turn(p.player)
                 except IllegalEvent as e:

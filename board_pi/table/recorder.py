@@ -29,6 +29,8 @@ class Change:
     events: list[Event]
     clock: dict[str, Any] | None
     pending: Pending | None
+    unread: Pending | None
+    journaled: Pending | None  # what the journal kept as waiting (the pending, or else the unread turn)
     removal: dict[str, str]
     verdict: dict[str, Any] | None
     published: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
@@ -44,15 +46,16 @@ class Recorder:
         self.change: Change | None = None  # the action in the making, if any
 
     @contextmanager
-    def action(self) -> Iterator[None]:
-        """One action, recorded whole or not at all (see the module's docstring)."""
+    def action(self, quiet: bool = False) -> Iterator[None]:
+        """One action, recorded whole or not at all (see the module's docstring). ``quiet``: the
+        caller copes with a journal that refuses it, the page is not told."""
         if self.change is not None:
             yield
             return
         t = self.table
         ch = Change(list(t.game.events) if t.game is not None else [],
                     t.clock.memento() if t.clock is not None else None,
-                    t.pending, dict(t.removal), t.verdict)
+                    t.pending, t.unread, t.journaled_pending, dict(t.removal), t.verdict)
         self.change = ch
         try:
             yield
@@ -61,6 +64,8 @@ class Recorder:
             self.change = None
             self._take_back(ch)
             if isinstance(e, JournalError):
+                if quiet:
+                    raise NotRecorded(str(e)) from None
                 text = (f"not recorded, nothing changed: {e}. Free some space on the table's disk "
                         "(`board-pi doctor` says how full it is) and do it again")
                 t._tell(text)
@@ -95,13 +100,14 @@ class Recorder:
         events = t.game.events
         kept = _common_prefix(ch.events, events)
         records = [{"type": "undo"}] * (len(ch.events) - kept) + [event_to_dict(e) for e in events[kept:]]
-        pending_changed = t.pending is not ch.pending
+        journaled = t.journaled_pending
+        pending_changed = journaled is not ch.journaled
         clock_changed = t.clock.memento() != ch.clock
         if not (records or pending_changed or clock_changed or ch.finished):
             return
         pending: Any = KEEP
         if pending_changed:
-            pending = t.pending.to_dict() if t.pending is not None else None
+            pending = journaled.to_dict() if journaled is not None else None
         t.journal.commit(t.game_id, records, clock=t.clock.to_dict(wall_time=t.wall()),
                          pending=pending, finished=ch.finished)
 
@@ -116,7 +122,7 @@ class Recorder:
                 t.game.reset(ch.events)
         if t.clock is not None and ch.clock is not None:
             t.clock.restore(ch.clock)
-        t.pending, t.removal, t.verdict = ch.pending, ch.removal, ch.verdict
+        t.pending, t.unread, t.removal, t.verdict = ch.pending, ch.unread, ch.removal, ch.verdict
 
 
 def _common_prefix(before: list[Event], now: list[Event]) -> int:

@@ -56,6 +56,9 @@ __all__ = ["BoardReader", "Camera", "NotRecorded", "Outcome", "Pending", "Pendin
 
 log = logging.getLogger("board_pi.table")
 
+UNREAD = ("the table stopped before this turn's board was read: confirm the play the camera shows, "
+          "or enter it")
+
 
 @dataclass
 class Turn:
@@ -106,6 +109,9 @@ class Table(Confirmations, DirectorActions):
         self.last_reading: BoardReading | None = None
         self.last_frame: Any | None = None
         self._turn: Turn | None = None  # a press whose board is being read
+        # That press as the journal keeps it until its board is read: a table that stops in
+        # between finds the turn waiting on the page, not lost (see ``journaled_pending``).
+        self.unread: Pending | None = None
         self._removal_checked = float("-inf")
 
     # The camera, the square reader and the settings belong to the reader of turns.
@@ -137,6 +143,7 @@ class Table(Confirmations, DirectorActions):
             self.game, self.game_id, self.meta = game, game_id, meta
             self._attach_clock(clock)
             self.pending, self.removal, self.verdict, self.messages = None, {}, None, []
+            self.unread = None
             self._publish("new_game", {"players": list(players)})
             return game_id
 
@@ -176,7 +183,7 @@ class Table(Confirmations, DirectorActions):
                                  f"replayed: {where}: {e}") from None
         self.game, self.game_id, self.meta = game, stored.id, dict(stored.meta)
         self._attach_clock(clock)
-        self.pending = pending
+        self.pending, self.unread = pending, None
         self.removal, self.verdict = {}, None
 
     # -- the plumbing of an action -------------------------------------------------------------
@@ -188,6 +195,12 @@ class Table(Confirmations, DirectorActions):
 
     def _set_pending(self, pending: Pending | None) -> None:
         self.pending = pending  # recorded with the action (see Recorder)
+
+    @property
+    def journaled_pending(self) -> Pending | None:
+        """What the journal keeps as waiting on the page: the pending confirmation, or else a
+        turn whose clock has switched but whose board is not read yet."""
+        return self.pending if self.pending is not None else self.unread
 
     def _publish(self, type: str, data: dict[str, Any] | None = None) -> None:
         if self._recorder.publish(type, data or {}):  # told once the action is recorded
@@ -251,6 +264,11 @@ class Table(Confirmations, DirectorActions):
             begun = self._switch_for_press(player, exchange, exchange_count, at)
             if isinstance(begun, Turn):
                 self._turn = begun  # once the switch is recorded
+                try:
+                    with self._recorder.action(quiet=True):
+                        self.unread = Pending(PendingKind.REREAD, player, UNREAD)
+                except NotRecorded:
+                    pass  # a full disk took the switch in place but has no room for this note
             return begun
 
     def _switch_for_press(self, player: int, exchange: bool, exchange_count: int | None,
@@ -303,6 +321,7 @@ class Table(Confirmations, DirectorActions):
             turn.done = True
             try:
                 with self._recorder.action():
+                    self.unread = None  # read now: the turn is decided, or waits on the page
                     result = self._decide_turn(turn, settled)
             except NotRecorded:
                 # The switch was recorded at the press; the turn read since could not be.

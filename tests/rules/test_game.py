@@ -222,7 +222,8 @@ def test_exchange_needs_seven_tiles_in_the_bag() -> None:
 
 
 def test_exchange_refused_late_in_a_real_game(shared_data) -> None:  # type: ignore[no-untyped-def]
-    from board_pi.rules.gcg import read_gcg, replay
+    from board_pi.rules.gcg import read_gcg
+    from board_pi.rules.replay import replay
 
     rec = read_gcg(str(shared_data / "gcg" / "macondo" / "vs_frentz.gcg"))
     full = replay(rec).game

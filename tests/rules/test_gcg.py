@@ -15,8 +15,9 @@ from board_pi.rules.board import Direction, Square
 from board_pi.rules.game import (ChallengeBonus, ChallengeJudged, ChallengeRule, EndRackPoints,
                                  Exchanged, Game, GameRules, IllegalEvent, Passed, PhonyWithdrawn,
                                  PlayMade, RackPenalty, TimePenalty, TurnLost)
-from board_pi.rules.gcg import (GcgError, GcgMove, GcgPlayer, GcgRecord, decode_gcg, guess_tiles,
-                                parse_gcg, read_gcg, record_from_game, replay, write_gcg)
+from board_pi.rules.gcg import (GcgError, GcgMove, GcgPlayer, GcgRecord, decode_gcg, parse_gcg, read_gcg,
+                                record_from_game, write_gcg)
+from board_pi.rules.replay import guess_tiles, replay
 from board_pi.rules.play import IllegalPlay, Placement, play_notation
 from board_pi.rules.tiles import BLANK, ENGLISH, POLISH, TileSet
 

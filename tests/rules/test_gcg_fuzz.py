@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from board_pi.cli import UsageError
 from board_pi.cli.rules import cmd_replay
-from board_pi.rules.gcg import GcgError, decode_gcg, parse_gcg, replay, write_gcg
+from board_pi.rules.gcg import GcgError, decode_gcg, parse_gcg, write_gcg
+from board_pi.rules.replay import replay
 
 from .test_gcg_refused import GOING_OUT, SIX_ZERO, WITH_LAST_RACKS
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from board_pi.rules.gcg import (MAX_GCG_BYTES, GcgError, decode_gcg, parse_gcg, read_gcg, record_from_game,
-                                replay, write_gcg)
+from board_pi.rules.gcg import MAX_GCG_BYTES, GcgError, decode_gcg, parse_gcg, read_gcg, record_from_game, write_gcg
+from board_pi.rules.replay import replay
 from board_pi.rules.game import ChallengeRule, Game, GameRules
 from board_pi.rules.tiles import TileSet
 

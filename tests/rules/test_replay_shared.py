@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from board_pi.rules.game import ChallengeBonus, EndRackPoints, Exchanged, Passed, PhonyWithdrawn
-from board_pi.rules.gcg import GcgError, parse_gcg, read_gcg, replay, write_gcg
+from board_pi.rules.gcg import GcgError, parse_gcg, read_gcg, write_gcg
+from board_pi.rules.replay import replay
 from board_pi.rules.tiles import ENGLISH, POLISH
 
 COMPLETE = ["doug_v_emely.gcg", "doug_v_emely_double_challenge.gcg", "guy_vs_bot.gcg", "josh2.gcg",

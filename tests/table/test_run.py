@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -19,10 +20,17 @@ def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
                           timeout=timeout, cwd=ROOT)
 
 
+def free_port() -> int:
+    """A port nobody listens on now, so that tests running side by side do not collide."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def config(tmp_path: Path, extra: str = "") -> Path:
     p = tmp_path / "board-pi.toml"
     p.write_text('[camera]\nsource = "none"\n[clock]\nbackend = "none"\n'
-                 f'[web]\nport = 18931\n[data]\ndir = "{tmp_path / "data"}"\n'
+                 f'[web]\nport = {free_port()}\n[data]\ndir = "{tmp_path / "data"}"\n'
                  '[game]\nplayers = ["Ann", "Bob"]\nchallenge_rule = "double"\n' + extra)
     return p
 

@@ -14,7 +14,8 @@ import pytest
 from board_pi.clock import TimeControl
 from board_pi.rules.board import Board, Square
 from board_pi.rules.game import ChallengeRule, GameRules
-from board_pi.rules.gcg import parse_gcg, replay
+from board_pi.rules.gcg import parse_gcg
+from board_pi.rules.replay import replay
 from board_pi.rules.judge import WordJudge
 from board_pi.rules.play import Play
 from board_pi.table.reading import BoardReading

@@ -275,3 +275,63 @@ def test_game_truncate_keeps_the_first_events(lexicon) -> None:  # type: ignore[
     assert len(g.events) == 1 and g.state.turn == 1 and g.state.scores == [32, 0]
     with pytest.raises(IllegalEvent):
         g.truncate(2)
+
+
+def test_a_turn_whose_board_was_not_read_when_the_table_stopped_waits_on_the_page(slow_table, tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
+    table, cam, clock = slow_table
+    clock.t += 30
+    cam.lay("8D WINDY")
+    table.handle(ClockEvent("press", 0, clock.t, "test"))
+    assert cam.waiting.wait(10)  # the clock has switched; the board is still being read
+    assert table.snapshot()["pending"] is None  # while the table runs, nothing waits on the page
+    # The table stops here (power cut): another one starts on the same journal.
+    again = Table(Journal(tmp_path / "j.db"), WordJudge(lexicon), time_source=clock)
+    try:
+        assert again.resume()
+        assert again.clock is not None and again.clock.running == 1  # the switch was kept
+        assert again.pending is not None and again.pending.kind is PendingKind.REREAD
+        assert again.pending.player == 0 and "stopped before this turn's board was read" in again.pending.message
+        assert again.press(1).outcome is Outcome.IGNORED  # the turn is settled first
+        assert again.confirm({"D8": "W", "E8": "I", "F8": "N", "G8": "D", "H8": "Y"}).outcome is Outcome.PLAY
+        assert [m["text"] for m in again.snapshot()["moves"]] == ["8D WINDY"]
+    finally:
+        again.close()
+        again.journal.close()
+    cam.gate.set()
+
+
+def test_a_turn_read_in_time_leaves_nothing_waiting_in_the_journal(slow_table, tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
+    table, cam, clock = slow_table
+    clock.t += 30
+    cam.lay("8D WINDY")
+    table.handle(ClockEvent("press", 0, clock.t, "test"))
+    cam.gate.set()
+    assert table.wait_idle(10)
+    again = Table(Journal(tmp_path / "j.db"), WordJudge(lexicon), time_source=clock)
+    try:
+        assert again.resume() and again.pending is None
+        assert [m["text"] for m in again.snapshot()["moves"]] == ["8D WINDY"]
+    finally:
+        again.close()
+        again.journal.close()
+
+
+def test_a_reading_confirmed_on_the_page_takes_two_letter_tiles(tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
+    from board_pi.rules.tiles import SPANISH
+    from board_pi.table.kinds import Pending
+
+    clock = Clock()
+    table = Table(Journal(tmp_path / "j.db"), WordJudge(lexicon), time_source=clock)
+    try:
+        table.new_game(["Ana", "Bea"], GameRules(tiles=SPANISH), TimeControl())
+        table.press(1)
+        clock.t += 20
+        # As a press that saw no still board leaves it: the players say what was played.
+        table.pending = Pending(PendingKind.REREAD, 0, "no still board")
+        with pytest.raises(TableError, match="tile of the game's set"):
+            table.confirm({"H8": "K"})  # no K in the Spanish set
+        r = table.confirm({"H8": "CH", "I8": "E"})
+        assert r.outcome is Outcome.PLAY and r.score == (5 + 1) * 2  # CH 5, E 1, on the centre star
+    finally:
+        table.close()
+        table.journal.close()
