@@ -197,7 +197,7 @@ def test_replay_impossible_or_malformed(run: Run, events: str, line: int, messag
     (HEAD + ">ann: DINNVWY 8D WINDY +32 32\n>ann: DINNVWA -- -32 0\n", 4,
      "the tiles taken back (DINNVWA) are not the rack of the play they withdraw (DINNVWY, line 3)"),
     ("#player1 ann Ann\n>ann: DINNVWY 8D WINDY +32 32\n", 2, "an event before the players are declared"),
-    ("#character-encoding EBCDIC\n" + GOOD, 1, "unsupported character encoding 'EBCDIC'"),
+    ("#character-encoding UTF-8 please\n" + GOOD, 1, "#character-encoding takes one encoding name"),
     (HEAD + ">ann: DINNVWY 8D WINDY +" + "3" * 5000 + " 32\n", 3, "is not a Scrabble score (at most 4 digits)"),
     (HEAD + ">ann: DINNVWY 8D WINDY +32 " + "3" * 5000 + "\n", 3, "is not a Scrabble score (at most 5 digits)"),
     (HEAD + ">ann: DINNVWY 8D " + "W" * 10_000 + " +32 32\n", 3, "a word on the 15x15 board has at most 15"),

@@ -141,8 +141,14 @@ ENCODINGS = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1", "ascii": "ASCII"}
 def decode_gcg(data: bytes) -> tuple[str, list[str]]:
     """Bytes to text: the declared encoding, else UTF-8, else ISO 8859-1 (the spec's default).
 
-    A declared encoding this reader does not read, or a file that is not valid in the encoding it
-    declares, is refused (GcgError naming the line): guessing would misread names and letters.
+    A declared encoding this reader does not read, or one the file is not valid in, is taken at
+    its word only as far as the bytes allow: a file that is valid UTF-8 all the same (what most
+    tools write, whatever their header says) is read as UTF-8 with a warning, so the game is
+    replayed and the names can be checked; anything else is refused (GcgError naming the line),
+    since guessing further would misread names and letters.
+
+    >>> decode_gcg("#character-encoding ISO8859-6\\n#player1 c César\\n".encode())[1]
+    ["line 1 declares 'ISO8859-6', which this reader does not read; the file is valid UTF-8 and was read as UTF-8: check the players' names"]
     """
     warnings: list[str] = []
     if data.startswith(codecs.BOM_UTF8):
@@ -150,17 +156,41 @@ def decode_gcg(data: bytes) -> tuple[str, list[str]]:
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         raise GcgError(1, "the file is UTF-16, which GCG records are not written in: save it as UTF-8")
     first = data.split(b"\n", 1)[0].decode("ascii", "replace").strip()
-    codec = _declared(first)
+    try:
+        codec = _declared(first)
+    except UnsupportedEncoding as e:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise e from None
+        name = e.name if e.name.isprintable() else repr(e.name)[1:-1]
+        return text, [f"line 1 declares {name!r}, which this reader does not read; the file is valid UTF-8 and "
+                      "was read as UTF-8: check the players' names"]
     if codec:
         try:
             return data.decode(codec), warnings
         except UnicodeDecodeError as e:
+            if codec != "utf-8":
+                try:
+                    return data.decode("utf-8"), [f"line 1 declares {ENCODINGS[codec]}, but the file is not valid "
+                                                  f"{ENCODINGS[codec]}; it is valid UTF-8 and was read as UTF-8"]
+                except UnicodeDecodeError:
+                    pass
             raise GcgError(data[:e.start].count(b"\n") + 1,
                            f"not valid {ENCODINGS[codec]}, as line 1 declares (byte 0x{data[e.start]:02x})") from None
     try:
         return data.decode("utf-8"), warnings
     except UnicodeDecodeError:
         return data.decode("latin-1"), warnings
+
+
+class UnsupportedEncoding(GcgError):
+    """``#character-encoding`` names an encoding this reader does not read."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(1, f"unsupported character encoding {name[:40]!r}: this reader reads "
+                            f"{', '.join(ENCODINGS.values())}")
 
 
 def _declared(first: str) -> str:
@@ -176,8 +206,7 @@ def _declared(first: str) -> str:
     except (LookupError, ValueError):  # ValueError: a NUL in the name
         codec = ""
     if codec not in ENCODINGS:
-        raise GcgError(1, f"unsupported character encoding {name[:40]!r}: this reader reads "
-                          f"{', '.join(ENCODINGS.values())}")
+        raise UnsupportedEncoding(name)
     return codec
 
 
@@ -192,7 +221,8 @@ def read_gcg(path: str) -> GcgRecord:
                           "(a whole game is a few kB)")
     text, warnings = decode_gcg(data)
     rec = parse_gcg(text)
-    rec.warnings[:0] = warnings
+    # decode_gcg's warning says more than parse_gcg's about an encoding it does not read
+    rec.warnings[:] = warnings + [w for w in rec.warnings if not (warnings and w.startswith("line 1 declares"))]
     return rec
 
 
@@ -238,7 +268,10 @@ def _pragma(rec: GcgRecord, line: str, n: int) -> str | None:
     if key == "character-encoding":
         if n != 1:
             raise GcgError(n, "#character-encoding must be the first line")
-        _declared(line.strip())  # text handed in already decoded says what it was, too
+        try:
+            _declared(line.strip())  # a malformed pragma is refused all the same
+        except UnsupportedEncoding as e:  # text is already decoded: the name no longer matters
+            rec.warnings.append(f"line 1 declares {e.name[:40]!r}, which this reader does not read")
         return None
     m = re.fullmatch(r"player([1-4])", key)
     if m:

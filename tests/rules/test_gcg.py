@@ -211,12 +211,28 @@ def test_declared_latin1() -> None:
 
 
 @pytest.mark.parametrize("header", ["ISO8859-6", "KLINGON-8", "cp1252", "UTF-16"])
-def test_an_encoding_the_reader_does_not_read_is_refused(header: str) -> None:
-    # Guessing would misread names and letters: Macondo refuses these too.
-    data = (f"#character-encoding {header}\n" + NAMES).encode("utf-8")
+def test_an_encoding_the_reader_does_not_read_is_refused_unless_the_file_is_utf8(header: str) -> None:
+    # Guessing would misread names and letters (Macondo refuses these outright); but a file that
+    # is valid UTF-8 all the same is what the tool that wrote it meant, nearly always.
     with pytest.raises(GcgError, match=f"^line 1: unsupported character encoding '{header}': this "
                                        "reader reads UTF-8, ISO-8859-1, ASCII$"):
-        decode_gcg(data)
+        decode_gcg((f"#character-encoding {header}\n" + NAMES).encode("latin-1"))
+    text, warnings = decode_gcg((f"#character-encoding {header}\n" + NAMES).encode("utf-8"))
+    assert parse_gcg(text).players[1].nick == "hércules"
+    assert warnings == [f"line 1 declares {header!r}, which this reader does not read; the file is valid UTF-8 "
+                        "and was read as UTF-8: check the players' names"]
+
+
+def test_a_file_not_valid_in_the_encoding_it_declares_but_valid_utf8_is_read_as_utf8() -> None:
+    text, warnings = decode_gcg(("#character-encoding ASCII\n" + NAMES).encode("utf-8"))
+    assert parse_gcg(text).players[0].name == "César"
+    assert warnings == ["line 1 declares ASCII, but the file is not valid ASCII; it is valid UTF-8 and was read as UTF-8"]
+
+
+def test_text_already_decoded_only_notes_an_encoding_name_it_does_not_read() -> None:
+    rec = parse_gcg("#character-encoding EBCDIC\n" + NAMES)
+    assert rec.players[0].name == "César"
+    assert rec.warnings == ["line 1 declares 'EBCDIC', which this reader does not read"]
 
 
 def test_crlf_lines(tmp_path: Path) -> None:
