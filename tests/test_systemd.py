@@ -236,21 +236,23 @@ def test_no_systemd_no_op(tmp_path: Path) -> None:
 
 def test_keeper_pings_only_while_healthy(notify_socket: tuple[str, socket.socket]) -> None:
     path, s = notify_socket
-    beat = Heartbeat()
+    now = [1000.0]  # the heartbeat's clock, moved by the test: no sleeping past the 0.5 s guard
+    beat = Heartbeat(clock=lambda: now[0])
     n = SystemdNotifier({"NOTIFY_SOCKET": path})
     keeper = WatchdogKeeper(n, healthy=lambda: beat.recent(0.5), interval=0.02)
     assert keeper.start()
     try:
         assert received(s) == ["WATCHDOG=1"]  # healthy: pings come
-        # The main loop stops beating: once the last beat is older than 0.5 s, the pings stop.
+        now[0] += 0.6  # the main loop stopped beating: its last beat is older than 0.5 s
+        missed = keeper.missed
         deadline = time.monotonic() + 10
-        while beat.recent(0.5) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.1)
-        drain(s)
+        while keeper.missed < missed + 2 and time.monotonic() < deadline:  # two rounds of the keeper
+            time.sleep(0.01)
+        drain(s)  # a ping sent before the clock moved
         pings_before = keeper.pings
-        time.sleep(0.3)
-        assert drain(s) == [] and keeper.pings == pings_before and keeper.missed > 0
+        while keeper.missed < missed + 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert drain(s) == [] and keeper.pings == pings_before and keeper.missed >= missed + 5
         beat.beat()  # the loop is back: pings resume
         assert received(s) == ["WATCHDOG=1"]
     finally:

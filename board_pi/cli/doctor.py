@@ -478,7 +478,7 @@ def check_web_port(cfg: Config) -> Result:
     return Result("web", FAIL, problem, f"edit web.host/web.port in {cfg.source or 'the configuration'}")
 
 
-def check_service_user() -> Result:
+def check_service_user(service_user: str = SERVICE_USER) -> Result:
     """The service's user exists and is in the groups reaching the camera, GPIO and serial port."""
     try:
         import grp
@@ -486,9 +486,9 @@ def check_service_user() -> Result:
     except ImportError:
         return Result("service", SKIP, "not a Unix system", required=False)
     try:
-        user = pwd.getpwnam(SERVICE_USER)
+        user = pwd.getpwnam(service_user)
     except KeyError:
-        return Result("service", SKIP, f"no {SERVICE_USER} user: the service is not installed here",
+        return Result("service", SKIP, f"no {service_user} user: the service is not installed here",
                       "on the table's Pi: sudo systemd/install.sh", required=False)
     missing = []
     for group, what in SERVICE_GROUPS.items():
@@ -496,13 +496,13 @@ def check_service_user() -> Result:
             g = grp.getgrnam(group)
         except KeyError:
             continue  # no such group on this system (gpio exists on Raspberry Pi OS only)
-        if SERVICE_USER not in g.gr_mem and user.pw_gid != g.gr_gid:
+        if service_user not in g.gr_mem and user.pw_gid != g.gr_gid:
             missing.append(f"{group} ({what})")
     if missing:
-        return Result("service", FAIL, f"user {SERVICE_USER} is not in: {', '.join(missing)}",
-                      f"sudo usermod -aG {','.join(m.split()[0] for m in missing)} {SERVICE_USER}; "
+        return Result("service", FAIL, f"user {service_user} is not in: {', '.join(missing)}",
+                      f"sudo usermod -aG {','.join(m.split()[0] for m in missing)} {service_user}; "
                       "sudo systemctl restart board-pi")
-    return Result("service", OK, f"user {SERVICE_USER} is in the groups for the camera, GPIO and serial port")
+    return Result("service", OK, f"user {service_user} is in the groups for the camera, GPIO and serial port")
 
 
 def _user() -> str:
