@@ -51,7 +51,8 @@ def _dynamic_imports() -> set[tuple[str, str]]:
                     if (isinstance(arg, ast.Constant) and isinstance(arg.value, str)
                             and re.fullmatch(r"board_pi(\.\w+)+", arg.value) and arg.value in modules):
                         importer = _module_name(path)
-                        if not importer.startswith(arg.value + "."):  # its own package: a logger's name, resources
+                        # itself or its own package: a logger's name, resources
+                        if importer != arg.value and not importer.startswith(arg.value + "."):
                             found.add((importer, arg.value))
     return found
 

@@ -186,7 +186,18 @@ def _vision(cfg: Any, data: Path) -> tuple[Any, Any]:
         raise UsageError(f"camera: {e}") from None
     from ..table.vision import VisionReader
 
-    return camera, VisionReader(reader=_tile_reader(cfg), tracker=_tracker(cfg))
+    reader = _tile_reader(cfg)
+    return camera, VisionReader(reader=reader, tracker=_tracker(cfg), memory=_memory(cfg, reader))
+
+
+def _memory(cfg: Any, reader: Any) -> Any:
+    """What the table has learnt of its own tiles, kept across games (None: it does not learn)."""
+    path = cfg.learned_path()
+    if path is None:
+        return None
+    from ..vision.learn import TableMemory, model_fingerprint
+
+    return TableMemory.open(path, model_fingerprint(reader.model_path))
 
 
 def _tile_reader(cfg: Any) -> Any:

@@ -180,8 +180,7 @@ def _resolve_paths(s: dict[str, Any], base_dir: Path | None) -> dict[str, Any]:
     src = cam.source
     if cam.source_kind == "path":
         src = resolve(str(src))
-    s["camera"] = CameraConfig(source=src, width=cam.width, height=cam.height, calibration=resolve(cam.calibration),
-                               tiles=resolve(cam.tiles))
+    s["camera"] = replace(cam, source=src, calibration=resolve(cam.calibration), tiles=resolve(cam.tiles))
     s["data"] = DataConfig(dir=resolve(s["data"].dir))
     lex = s["game"].lexicon
     if "/" in lex or lex.endswith(".txt"):  # a path, not a lexicon name

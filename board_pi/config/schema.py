@@ -67,6 +67,8 @@ class CameraConfig:
     height: int = 1296
     calibration: str = ""
     tiles: str = ""
+    learn: bool = True
+    """Learn the table's own tiles from every play (``learned-tiles.npz`` in the data directory)."""
 
     @property
     def source_kind(self) -> str:
@@ -164,6 +166,10 @@ class Config:
             return Path(self.camera.calibration)
         cand = self.data_dir() / "calibration.json"
         return cand if cand.is_file() else None
+
+    def learned_path(self) -> Path | None:
+        """Where the table keeps what it learns of its own tiles (None: it does not learn)."""
+        return self.data_dir() / "learned-tiles.npz" if self.camera.learn else None
 
     def tiles_path(self) -> Path | None:
         """The enrolled tile profile (``board-pi enrol``): the configured one, else ``tiles.npz``
@@ -268,6 +274,7 @@ CHECKS: dict[str, dict[str, Check]] = {
         "height": _int(120, 6944),
         "calibration": _path(),
         "tiles": _path(),
+        "learn": boolean,
     },
     "clock": {
         "backend": choice(CLOCK_BACKENDS),

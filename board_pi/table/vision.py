@@ -8,6 +8,7 @@ so the rules and the table's logic run without OpenCV.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -16,6 +17,7 @@ import numpy as np
 from .reading import BoardReading
 
 N = 15
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -37,11 +39,17 @@ class VisionReader:
     def __init__(self, reader: Any | None = None,
                  locate: Callable[[np.ndarray], np.ndarray | None] | None = None,
                  calibration: Callable[[], np.ndarray | None] | None = None,
-                 tracker: Any | None = None, change_threshold: float = 12.0) -> None:
+                 tracker: Any | None = None, change_threshold: float = 12.0,
+                 memory: Any | None = None) -> None:
         if reader is None:
             from ..vision.read import Reader
             reader = Reader()
         self.reader = reader
+        # What the table has learnt of its own tiles (a vision.learn.TableMemory), read beside
+        # the enrolled profile; every committed board teaches it the squares that changed.
+        self.memory = memory
+        if memory is not None:
+            reader.memory = memory.profile()
         self.tracker = tracker  # a vision.calibration.Tracker: a fixed camera's saved view, kept true
         self.locate = locate if locate is not None or tracker is not None else default_locator()
         self.calibration = calibration
@@ -156,6 +164,7 @@ class VisionReader:
                 grid[r][c] = reading.grid[r][c]
                 conf[r, c] = reading.confidence[r, c]
         self._pending = (warp, grid, conf)
+        self._seen = (frame, corners, squares)  # what the next commit may learn from
         return BoardReading(tuple("".join(r) for r in grid),
                             tuple(tuple(float(v) for v in row) for row in conf))
 
@@ -170,6 +179,22 @@ class VisionReader:
             warp, _, conf = pending
             grid = [list(r) for r in board_rows(rows)]
             self._ref_warp, self._ref_grid, self._ref_conf = warp, grid, conf
+            self._learn(grid)
+
+    def _learn(self, grid: list[list[str]]) -> None:
+        """The squares the last reading looked at are now what the players let stand: learn them."""
+        seen, self._seen = getattr(self, "_seen", None), None
+        if self.memory is None or seen is None:
+            return
+        from ..vision.learn import learn_squares
+
+        frame, corners, squares = seen
+        try:
+            if learn_squares(self.reader, self.memory, frame, corners, squares, grid):
+                self.reader.memory = self.memory.profile()
+                self.memory.save()
+        except (OSError, ValueError) as e:  # a full disk, another model: the reading goes on as it was
+            log.warning("the table's tiles were not learnt from this play: %s", e)
 
     def reset(self) -> None:
         self._ref_warp = self._ref_grid = self._ref_conf = None

@@ -265,6 +265,8 @@ class Reader:
         self.net = cv2.dnn.readNetFromONNX(str(model_path))
         self.outputs = ["logits", "embedding"]
         self.profile = None
+        self.memory: Profile | None = None
+        """What the table has learnt of its own tiles while playing (:mod:`~board_pi.vision.learn`)."""
         if profile is not None:
             # A profile from another model has embeddings of another size: say so now, not at a read.
             _, emb = self.run(np.zeros((1, PATCH, PATCH, 3), np.uint8))
@@ -287,22 +289,41 @@ class Reader:
         emb = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-6)
         if self.profile is not None:
             p = (1 - self.KNN_WEIGHT) * p + self.KNN_WEIGHT * self._knn(emb)
+        if self.memory is not None:
+            q, like = self._vote(emb, self.memory)
+            lo, hi = self.MEMORY_LIKE
+            w = self.MEMORY_WEIGHT * np.clip((like - lo) / (hi - lo), 0.0, 1.0)[:, None]
+            p = (1 - w) * p + w * q
         return p.astype(np.float32), emb.astype(np.float32)
 
-    def _knn(self, emb: np.ndarray) -> np.ndarray:
+    def _knn(self, emb: np.ndarray, profile: Profile | None = None) -> np.ndarray:
         """Class probabilities from the most similar enrolled tile of each class."""
-        assert self.profile is not None
-        sims = emb @ self.profile.embeddings.T  # (n, m) cosine similarities
+        profile = profile if profile is not None else self.profile
+        assert profile is not None
+        return self._vote(emb, profile)[0]
+
+    def _vote(self, emb: np.ndarray, profile: Profile) -> tuple[np.ndarray, np.ndarray]:
+        """Class probabilities from ``profile``'s most similar example of each class, and each
+        patch's similarity to the most similar example of all."""
+        sims = emb @ profile.embeddings.T  # (n, m) cosine similarities
         best = np.full((len(emb), len(CLASSES)), -1.0, np.float32)
-        for k in np.unique(self.profile.labels):
-            best[:, k] = sims[:, self.profile.labels == k].max(1)
+        for k in np.unique(profile.labels):
+            best[:, k] = sims[:, profile.labels == k].max(1)
         # classes the profile has not seen fall back to the network alone: give them no vote
-        seen = np.isin(np.arange(len(CLASSES)), self.profile.labels)
+        seen = np.isin(np.arange(len(CLASSES)), profile.labels)
         z = np.where(seen, best / self.KNN_TEMPERATURE, -np.inf)
         z -= z.max(1, keepdims=True)
         q = np.exp(z)
         q /= q.sum(1, keepdims=True)
-        return q
+        return q, best.max(1)
+
+    MEMORY_WEIGHT = 0.7
+    """How far the table's own learnt tiles override the network, for a patch that looks just
+    like one of them (:mod:`~board_pi.vision.learn`): they are this set, under this light."""
+    MEMORY_LIKE = (0.8, 0.95)
+    """Similarity (cosine of the embeddings) from which a learnt example starts to count, and at
+    which it counts fully. The same tile in another frame of a fixed camera is about 0.97; another
+    letter 0.2-0.5: a patch unlike anything learnt is left to the network alone."""
 
     SURE = 0.9
     """A square read with less belief than this is looked at again from slightly shifted cuts.

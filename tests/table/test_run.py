@@ -201,3 +201,16 @@ def test_finished_games_are_kept_where_the_setup_guide_says(tmp_path: Path) -> N
         assert [400, 300] in [g.get("scores") for g in listed]
     finally:
         table.journal.close()
+
+
+def test_the_table_learns_its_tiles_beside_its_data_unless_told_not_to(tmp_path: Path) -> None:
+    from board_pi.config import load_config
+    from board_pi.cli.run import _memory, _tile_reader
+
+    cfg = load_config(config(tmp_path))
+    reader = _tile_reader(cfg)
+    memory = _memory(cfg, reader)
+    assert memory is not None and memory.path == tmp_path / "data" / "learned-tiles.npz"
+    off = tmp_path / "off.toml"
+    off.write_text(config(tmp_path).read_text().replace('source = "none"\n', 'source = "none"\nlearn = false\n'))
+    assert _memory(load_config(off), reader) is None
