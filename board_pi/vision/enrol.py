@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
+from board_pi.rules.board import split_row
 from board_pi.vision.read import N, Profile, ReadError, Reader, _warp, check_corners, label_of, patches
 
 DEFAULT_PROFILE = Path("calibration") / "tiles.npz"
@@ -66,11 +67,13 @@ def enrol(image: np.ndarray, corners: np.ndarray, reader: Reader | None = None, 
     check_corners(corners)
     rng = np.random.default_rng(seed)
     squares = [(r, c) for r in range(N) for c in range(N)]
-    labels = np.array([label_of(layout[r][c]) for r, c in squares])
+    cells = [split_row(row) for row in layout]
+    labels = np.array([label_of(cells[r][c], reader.classes) for r, c in squares])
     # sanity check with the plain network: a tile where the layout has one, none elsewhere
     probs, _ = reader.run(patches(_warp(image, corners), squares))
-    seen_tile = probs.argmax(1) != 0
-    want_tile = labels != 0
+    empty = reader.classes.index(".")
+    seen_tile = probs.argmax(1) != empty
+    want_tile = labels != empty
     if (seen_tile & want_tile).sum() < 0.8 * want_tile.sum() or (seen_tile & ~want_tile).sum() > 8:
         raise ReadError(f"the photo does not match the layout: {int((seen_tile & want_tile).sum())} of "
                         f"{int(want_tile.sum())} tiles seen where expected, {int((seen_tile & ~want_tile).sum())} "

@@ -15,6 +15,7 @@ Reading is honest: no word list is ever consulted, so a phony reads as the phony
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import zipfile
@@ -26,6 +27,7 @@ from typing import Iterable, Sequence
 import cv2
 import numpy as np
 
+from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.decode import decode, tile_limits
 from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, square_colours, tile_colour,
@@ -35,16 +37,35 @@ from board_pi.vision.geometry import warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 
 N = 15
-CLASSES = "." + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "?"
-"""Class index -> character: 0 empty, 1-26 A-Z, 27 a blank tile."""
+EMPTY_CLASS = "."
+BLANK_CLASS = "?"
+MODEL_PATH = Path(__file__).with_name("model") / "tiles.onnx"
+FIRST_CLASSES = ("." ,) + tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ") + ("?",)
+"""The classes of a model that names none beside it (the first models: empty, A-Z, blank)."""
+
+
+def model_classes(model_path: str | Path = MODEL_PATH) -> tuple[str, ...]:
+    """Class index -> what the square holds, for the model at ``model_path``: ``.`` empty, a
+    tile's face (``A``, ``Ä``, ``CH``), ``?`` a blank tile. Kept beside the model, in the
+    ``classes`` of its ``recipe.json`` (a list, or a string of one-character classes)."""
+    recipe = Path(model_path).with_name("recipe.json")
+    try:
+        classes = json.loads(recipe.read_text(encoding="utf-8"))["classes"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return FIRST_CLASSES
+    out = tuple(classes) if isinstance(classes, (str, list)) else ()
+    if len(out) < 3 or EMPTY_CLASS not in out or BLANK_CLASS not in out or not all(isinstance(c, str) and c for c in out):
+        return FIRST_CLASSES
+    return out
+
+
+CLASSES = model_classes()
+"""The committed model's classes: 0 empty, then every face of every tile set, last a blank tile."""
 SQUARE_PX = 28
 """Pixels per square in the rectified board the squares are cut from."""
 PATCH = 40
 """Side of a square's patch: the square and 6 pixels (about a fifth of a square) around it."""
 PAD = (PATCH - SQUARE_PX) // 2
-EMPTY_CLASS = "."
-BLANK_CLASS = "?"
-MODEL_PATH = Path(__file__).with_name("model") / "tiles.onnx"
 EMBEDDING_FEATURES = 96
 """Features per tile in the committed model's ``embedding`` output, so in an enrolled profile."""
 
@@ -58,13 +79,26 @@ class ProfileError(ReadError):
     file and why. Raised by :func:`load_profile`."""
 
 
-def label_of(ch: str) -> int:
-    """Class index of a board character: ``.`` empty, upper case a letter, lower case or ``?`` a blank."""
-    if ch == ".":
-        return 0
-    if ch == "?" or ch.islower():
-        return 27
-    return 1 + "ABCDEFGHIJKLMNOPQRSTUVWXYZ".index(ch)
+def label_of(ch: str, classes: Sequence[str] = CLASSES) -> int:
+    """Class index of a square as a board writes it: ``.`` empty, a tile's face in upper case,
+    lower case or ``?`` a blank. ValueError for a face the model has no class for.
+
+    >>> label_of("."), CLASSES[label_of("q")], CLASSES[label_of("Q")]
+    (0, '?', 'Q')
+    """
+    if ch == EMPTY_CLASS:
+        return classes.index(EMPTY_CLASS)
+    if ch == BLANK_CLASS or ch.islower():
+        return classes.index(BLANK_CLASS)
+    try:
+        return classes.index(ch)
+    except ValueError:
+        raise ValueError(f"the tile model has no class for {ch!r}") from None
+
+
+def row_text(cells: Sequence[str]) -> str:
+    """A row of squares as text: a multi-letter tile in brackets, ``[CH]``, as boards write them."""
+    return "".join(f"[{c}]" if len(c) > 1 else c for c in cells)
 
 
 def _warp(image: np.ndarray, corners: np.ndarray, square_px: int = SQUARE_PX, pad: int = PAD) -> np.ndarray:
@@ -262,6 +296,8 @@ class Reader:
         if not Path(model_path).is_file():
             raise ReadError(f"tile model {model_path} is missing: run `make model` to build it")
         self.model_path = Path(model_path)
+        self.classes = model_classes(model_path)
+        """The model's classes (:func:`model_classes`); a read gives only the set's own."""
         self.net = cv2.dnn.readNetFromONNX(str(model_path))
         self.outputs = ["logits", "embedding"]
         self.profile = None
@@ -275,15 +311,25 @@ class Reader:
                                    f"model {emb.shape[1]}: enrol again with this model (board-pi enrol)")
         self.profile = profile
 
+    def _of_the_set(self) -> np.ndarray:
+        """1 for the classes the tile set can show (empty, its faces, a blank), 0 for the rest:
+        a German board is never read as holding a Ł."""
+        key = (self.tiles.name, self.classes)
+        if getattr(self, "_mask_key", None) != key:
+            faces = set(self.tiles.letters) | {EMPTY_CLASS, BLANK_CLASS}
+            mask = np.array([c in faces for c in self.classes], np.float32)
+            self._mask, self._mask_key = (mask if mask.sum() > 2 else np.ones(len(self.classes), np.float32)), key
+        return self._mask
+
     def run(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class probabilities (n, 28) and L2-normalised embeddings (n, d) for patches (n, 40, 40, 3)."""
         if len(batch) == 0:
-            return np.zeros((0, len(CLASSES)), np.float32), np.zeros((0, 1), np.float32)
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 1), np.float32)
         blob = cv2.dnn.blobFromImages(list(batch), 1 / 127.5, (PATCH, PATCH), (127.5, 127.5, 127.5), swapRB=False)
         self.net.setInput(blob)
         logits, emb = self.net.forward(self.outputs)
         logits = logits.reshape(len(batch), -1)
-        p = np.exp(logits - logits.max(1, keepdims=True))
+        p = np.exp(logits - logits.max(1, keepdims=True)) * self._of_the_set()
         p /= p.sum(1, keepdims=True)
         emb = emb.reshape(len(batch), -1)
         emb = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-6)
@@ -306,11 +352,11 @@ class Reader:
         """Class probabilities from ``profile``'s most similar example of each class, and each
         patch's similarity to the most similar example of all."""
         sims = emb @ profile.embeddings.T  # (n, m) cosine similarities
-        best = np.full((len(emb), len(CLASSES)), -1.0, np.float32)
+        best = np.full((len(emb), len(self.classes)), -1.0, np.float32)
         for k in np.unique(profile.labels):
             best[:, k] = sims[:, profile.labels == k].max(1)
         # classes the profile has not seen fall back to the network alone: give them no vote
-        seen = np.isin(np.arange(len(CLASSES)), profile.labels)
+        seen = np.isin(np.arange(len(self.classes)), profile.labels)
         z = np.where(seen, best / self.KNN_TEMPERATURE, -np.inf)
         z -= z.max(1, keepdims=True)
         q = np.exp(z)
@@ -373,9 +419,9 @@ class Reader:
         grid = [["."] * N for _ in range(N)]
         conf = np.zeros((N, N), np.float32)
         for (r, c), pr, k in zip(sq, p, self.decode(p, sq, committed)):
-            grid[r][c] = CLASSES[k]
+            grid[r][c] = self.classes[k]
             conf[r, c] = pr[k]
-        return Reading(tuple("".join(row) for row in grid), conf, corners)
+        return Reading(tuple(row_text(row) for row in grid), conf, corners)
 
     def weigh_colour(self, probs: np.ndarray, squares: Sequence[tuple[int, int]], warped: np.ndarray,
                      committed: Sequence[str] | None = None, empty: EmptyLook | None = None) -> np.ndarray:
@@ -383,7 +429,7 @@ class Reader:
         empty colour and the tiles' colour; the tiles are the squares read surely as letters and
         the committed lettered tiles."""
         colours = square_colours(warped, SQUARE_PX, PAD)
-        letters = np.array([c not in (EMPTY_CLASS, BLANK_CLASS) for c in CLASSES])
+        letters = np.array([c not in (EMPTY_CLASS, BLANK_CLASS) for c in self.classes])
         tiles = np.zeros((N, N), bool)
         for (r, c), pr in zip(squares, probs):
             tiles[r, c] = pr[letters].max() >= SURE_LETTER
@@ -395,15 +441,15 @@ class Reader:
         look = EmptyLook.from_photo(colours, tiles) if empty is None else empty.seen_in(colours, tiles)
         odds = colour_log_odds(colours, look, tile_colour(colours, tiles))
         rows, cols = np.array(squares).T
-        return weigh_blank_against_empty(probs, odds[rows, cols], CLASSES.index(EMPTY_CLASS), CLASSES.index(BLANK_CLASS))
+        return weigh_blank_against_empty(probs, odds[rows, cols], self.classes.index(EMPTY_CLASS), self.classes.index(BLANK_CLASS))
 
     def decode(self, probs: np.ndarray, squares: Sequence[tuple[int, int]],
                committed: Sequence[str] | None = None) -> np.ndarray:
         """The class of each of ``squares`` read together under the tile set's counts."""
         read = set(squares)
         on_board = [] if committed is None else [
-            t for r, row in enumerate(committed) for c, t in enumerate(row) if (r, c) not in read]
-        return decode(probs, CLASSES, tile_limits(self.tiles.full_bag(), on_board))
+            t for r, row in enumerate(committed) for c, t in enumerate(split_row(row)) if (r, c) not in read]
+        return decode(probs, self.classes, tile_limits(self.tiles.full_bag(), on_board))
 
     TURN_TILES = 3
     """Tiles needed before the reader judges which way up a board is."""
@@ -426,7 +472,7 @@ class Reader:
         corners = np.asarray(corners, np.float32).reshape(4, 2)
         warped = _warp(image, corners)
         # Tiles, not only letters: a letter seen sideways may read as a blank tile.
-        lettered = np.array([[ch != EMPTY_CLASS for ch in row] for row in reading.grid])
+        lettered = np.array([[ch != EMPTY_CLASS for ch in split_row(row)] for row in reading.grid])
         n = int(lettered.sum())
         if n < self.TURN_TILES:
             return replace(reading, turn=Turn(0, n, 0.0, False))
@@ -436,7 +482,7 @@ class Reader:
         sure = [placed[i] for i in np.linspace(0, n - 1, min(n, self.TURN_VOTERS)).round().astype(int)]
         mask = np.zeros((N, N), bool)
         mask[tuple(np.array(sure).T)] = True
-        letters = np.array([ch not in (EMPTY_CLASS, BLANK_CLASS) for ch in CLASSES])
+        letters = np.array([ch not in (EMPTY_CLASS, BLANK_CLASS) for ch in self.classes])
         score = np.zeros(4)
         for k in range(4):
             # Corners rolled by k (A1 at what was the k-th corner) are this view of the board.

@@ -17,6 +17,7 @@ shadows, a hand or arm, blur, noise and JPEG artefacts.
 from __future__ import annotations
 
 import functools
+import unicodedata
 import hashlib
 import math
 import os
@@ -30,8 +31,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from board_pi.rules.board import STANDARD, Premium, Square
-from board_pi.rules.tiles import ENGLISH
+from board_pi.rules.board import STANDARD, Premium, Square, split_row
+from board_pi.rules.tiles import ENGLISH, TILE_SETS, TileSet, all_glyphs
 from board_pi.vision.frames import MAX_IMAGE_PIXELS, FrameSourceError, _Source
 
 N = 15
@@ -191,10 +192,29 @@ def _glyph(path: str, text: str, height: int) -> np.ndarray:
         return np.zeros((1, 1), np.float32)
     m = m[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
     if text.isalpha() or text.isdigit():  # glyph heights differ by font: normalise the ink height
-        scale = height / m.shape[0]
-        w = max(1, int(round(m.shape[1] * scale)))
-        m = cv2.resize(m, (w, height), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        # of the letter itself: an Ä, Ó or Ż is as tall as its A, O or Z plus its accent
+        base = _base_letter(text)
+        scale = height / (_ink_height(path, base, height) if base != text else m.shape[0])
+        w, h = max(1, int(round(m.shape[1] * scale))), max(1, int(round(m.shape[0] * scale)))
+        m = cv2.resize(m, (w, h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     return m
+
+
+def _base_letter(text: str) -> str:
+    """The unaccented capitals of ``text`` (``Ä`` -> ``A``, ``Ł`` -> ``L``), to size its glyph by."""
+    out = "".join(unicodedata.normalize("NFD", ch)[0] for ch in text)
+    return out.replace("Ł", "L")
+
+
+@functools.lru_cache(maxsize=2048)
+def _ink_height(path: str, text: str, height: int) -> int:
+    """Height in pixels of ``text``'s ink at the font size :func:`_glyph` draws ``height`` with."""
+    font = _font(path, max(6, int(height * 1.45)))
+    l, t, r, b = font.getbbox(text)
+    img = Image.new("L", (r - l + 4, b - t + 4), 0)
+    ImageDraw.Draw(img).text((2 - l, 2 - t), text, fill=255, font=font)
+    ys = np.nonzero(np.asarray(img) > 12)[0]
+    return int(ys.max() - ys.min() + 1) if len(ys) else 1
 
 
 def _paste(dst: np.ndarray, mask: np.ndarray, color: np.ndarray, x: int, y: int) -> None:
@@ -318,8 +338,10 @@ def _grid(side: int) -> tuple[np.ndarray, np.ndarray]:
     return yy, xx
 
 
-def _tile_sprite(rng: np.random.Generator, style: Style, faces: _Faces, tile: str, side: int) -> np.ndarray:
-    """One tile's top face, BGR float32, ``side`` pixels square."""
+def _tile_sprite(rng: np.random.Generator, style: Style, faces: _Faces, tile: str, side: int,
+                 tiles: TileSet = ENGLISH) -> np.ndarray:
+    """One tile's top face, BGR float32, ``side`` pixels square: ``tile`` a face of ``tiles``
+    (``A``, ``Ä``, ``CH``) with its value, or a blank (lower case or ``?``)."""
     base = np.array(style.tile, np.float32) + rng.normal(0, 6, 3)
     img = np.empty((side, side, 3), np.float32)
     img[:] = base
@@ -340,19 +362,34 @@ def _tile_sprite(rng: np.random.Generator, style: Style, faces: _Faces, tile: st
     if tile.isupper():
         ink = np.array(style.ink, np.float32)
         lh = int(side * style.letter_height * rng.uniform(0.95, 1.05))
-        m = _glyph(faces.letter, tile, max(5, lh))
+        if len(tile) > 1:  # two letters on one tile are printed smaller
+            lh = int(lh * 0.8)
+        letter_font = faces.letter
+        if letter_font == BUILTIN and not tile.isascii():  # Pillow's own font has no accents
+            letter_font = _accented_font()
+        m = _glyph(letter_font, tile, max(5, lh))
         if m.shape[1] > side * 0.8:
             m = cv2.resize(m, (int(side * 0.8), m.shape[0]))
         lx = (side - m.shape[1]) // 2 - int(side * rng.uniform(0.0, 0.07))
         ly = (side - m.shape[0]) // 2 - int(side * rng.uniform(0.0, 0.06))
         _paste_f(img, m, ink, lx, ly)
         if style.show_values:
-            val = str(ENGLISH.value(tile))
+            val = str(tiles.value(tile)) if tile in tiles.letters else str(_any_value(tile))
             vm = _glyph(faces.value, val, max(3, int(side * rng.uniform(0.17, 0.24))))
             vx = int(side * rng.uniform(0.74, 0.84)) - vm.shape[1] // 2
             vy = int(side * rng.uniform(0.84, 0.9)) - vm.shape[0]
             _paste_f(img, vm, ink, min(vx, side - vm.shape[1] - b), vy)
     return img
+
+
+def _accented_font() -> str:
+    """The catalogue font that letters accented capitals when a style's own font cannot."""
+    return font_path("DejaVu Sans Bold")
+
+
+def _any_value(tile: str) -> int:
+    """A face's value in the first set that has it (a board drawn without naming its set)."""
+    return next((ts.value(tile) for ts in TILE_SETS.values() if tile in ts.letters), 1)
 
 
 def _paste_f(dst: np.ndarray, mask: np.ndarray, color: np.ndarray, x: int, y: int) -> None:
@@ -364,13 +401,16 @@ def _paste_f(dst: np.ndarray, mask: np.ndarray, color: np.ndarray, x: int, y: in
 
 
 def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None = None,
-              px: int = PX, border: float = 1.2, fonts: str | Path | None = None) -> tuple[np.ndarray, float]:
+              px: int = PX, border: float = 1.2, fonts: str | Path | None = None,
+              tiles: TileSet | None = None) -> tuple[np.ndarray, float]:
     """The board seen straight from above: a BGR image and the grid's offset from its top-left.
 
     The playing grid spans ``[off, off + 15 * px]`` in both directions. ``fonts``: the font
     directory (see :func:`font_dir`); :class:`FontMissing` when a font of the style is not there.
+    ``tiles``: the set whose values the tiles show (by default each face's first set's).
     """
-    _check_rows(rows)
+    cells = _check_rows(rows)
+    tile_set = tiles
     style = style or random_style(rng)
     faces = _Faces(font_path(style.letter_font, fonts), font_path(style.value_font, fonts),
                    font_path(style.label_font, fonts))
@@ -403,7 +443,7 @@ def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None
     side = int(px * style.tile_size)
     tiles: list[tuple[int, int, np.ndarray, float]] = []
     sdx, sdy = rng.uniform(-0.12, 0.12) * px, rng.uniform(-0.12, 0.12) * px
-    for r, row in enumerate(rows):
+    for r, row in enumerate(cells):
         for c, ch in enumerate(row):
             if ch == ".":
                 continue
@@ -411,7 +451,7 @@ def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None
             cx = off + (c + 0.5) * px + rng.normal(0, 0.05) * px
             cy = off + (r + 0.5) * px + rng.normal(0, 0.05) * px
             ang = float(np.clip(rng.normal(0, 4), -15, 15))
-            sprite = _tile_sprite(rng, style, faces, ch, s)
+            sprite = _tile_sprite(rng, style, faces, ch, s, tile_set) if tile_set else _tile_sprite(rng, style, faces, ch, s)
             tiles.append((int(cx), int(cy), sprite, ang))
             rect = ((cx + sdx, cy + sdy), (s * 1.02, s * 1.02), ang)
             cv2.fillPoly(shadow, [np.int32(cv2.boxPoints(rect))], 1.0)
@@ -455,29 +495,42 @@ class Rendered:
     """The catalogue fonts the board is lettered in."""
 
 
-def _check_rows(rows: Sequence[str]) -> None:
-    if len(rows) != N or any(len(r) != N for r in rows):
-        raise ValueError("a board state is 15 strings of 15 characters")
-    bad = {ch for r in rows for ch in r if not (ch == "." or ("A" <= ch.upper() <= "Z"))}
+_FACES = frozenset(all_glyphs())
+
+
+def _check_rows(rows: Sequence[str]) -> list[list[str]]:
+    """The squares of 15 board rows (``[CH]`` one square); ValueError naming what is wrong."""
+    try:
+        cells = [split_row(r) for r in rows]
+    except ValueError as e:
+        raise ValueError(f"a board state is 15 rows of 15 squares: {e}") from None
+    if len(cells) != N or any(len(r) != N for r in cells):
+        raise ValueError("a board state is 15 rows of 15 squares ('.' empty, a tile's face, [CH] for a "
+                         "two-letter tile)")
+    bad = {ch for r in cells for ch in r if not (ch in (".", "?") or ch.upper() in _FACES)}
     if bad:
-        raise ValueError(f"unknown board characters {sorted(bad)}: use '.', A-Z, a-z")
+        raise ValueError(f"unknown board characters {sorted(bad)}: use '.', a tile set's faces, lower "
+                         "case for a blank")
+    return cells
 
 
-def random_rows(rng: np.random.Generator, density: float | None = None, blanks: float = 0.05) -> list[str]:
-    """A random board state (not a legal game: every letter equally often, for training);
-    ``blanks`` of the tiles are blanks."""
+def random_rows(rng: np.random.Generator, density: float | None = None, blanks: float = 0.05,
+                tiles: TileSet = ENGLISH) -> list[str]:
+    """A random board state of ``tiles``' faces (not a legal game: every face equally often, for
+    training); ``blanks`` of the tiles are blanks (lower case). Two-letter tiles in brackets."""
     d = rng.uniform(0.05, 0.7) if density is None else density
-    letters = np.array(list("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    faces = list(tiles.letters) if tiles is not ENGLISH else list("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
     out = []
     for _ in range(N):
         row = ""
         for _ in range(N):
             if rng.random() >= d:
                 row += "."
-            elif rng.random() < blanks:
-                row += str(rng.choice(letters)).lower()
-            else:
-                row += str(rng.choice(letters))
+                continue
+            blank = rng.random() < blanks  # drawn before the face, as boards were always drawn
+            face = faces[int(rng.integers(len(faces)))] if tiles is not ENGLISH else str(rng.choice(faces))
+            face = face.lower() if blank else face
+            row += f"[{face}]" if len(face) > 1 else face
         out.append(row)
     return out
 
@@ -540,8 +593,10 @@ def _hand_mask(rng: np.random.Generator, w: int, h: int, board_quad: np.ndarray)
 def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (1280, 960), *,
                  hand: bool | None = None, tilt: float = 20.0, fill: tuple[float, float] = (0.7, 0.95),
                  quarter_turns: int = 0, effects: bool = True, style: Style | None = None,
-                 pose_seed: int | None = None, fonts: str | Path | None = None) -> Rendered:
+                 pose_seed: int | None = None, fonts: str | Path | None = None,
+                 tiles: TileSet | None = None) -> Rendered:
     """Render ``rows`` as a camera frame of ``size`` (width, height); deterministic for a seed.
+    ``tiles``: the tile set whose values the tiles show (see :func:`draw_flat`).
 
     ``hand``: None for a hand in about a third of frames; ``tilt``: maximum camera tilt in degrees;
     ``quarter_turns``: the board turned 90 degrees that many times in the frame (the corners still
@@ -559,7 +614,7 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
     rows = tuple(rows)
     _check_rows(rows)
     style = style or random_style(rng)  # drawn from the rng first, as draw_flat would
-    flat, off = draw_flat(rows, rng, style, fonts=fonts)
+    flat, off = draw_flat(rows, rng, style, fonts=fonts, tiles=tiles)
     w, h = size
     grid = np.float32([[off, off], [off + N * PX, off], [off + N * PX, off + N * PX], [off, off + N * PX]])
     full = np.float32([[0, 0], [flat.shape[1], 0], [flat.shape[1], flat.shape[0]], [0, flat.shape[0]]])

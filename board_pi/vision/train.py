@@ -26,8 +26,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from board_pi.vision.read import CLASSES, MODEL_PATH, N, PATCH, SQUARE_PX, Reader, _warp, label_of, patches
+from board_pi.rules.board import split_row
+from board_pi.rules.tiles import ENGLISH, TILE_SETS, all_glyphs
+from board_pi.vision.read import MODEL_PATH, N, PATCH, SQUARE_PX, Reader, _warp, label_of, patches
 from board_pi.vision.render import random_rows, random_style, render_board
+
+CLASSES: tuple[str, ...] = (".",) + all_glyphs() + ("?",)
+"""What the model tells apart: empty, every face of every tile set (rules.tiles.TILE_SETS), a blank."""
+SET_SHARE = 0.3
+"""Boards of the English set in the training data; the rest are shared among the other sets."""
 
 SIZES = ((1280, 960), (960, 720), (800, 600), (1600, 1200))
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,24 +59,28 @@ def synthetic_board(seed: int, empty_keep: float = 0.35) -> tuple[np.ndarray, np
     from dataclasses import replace
 
     rng = np.random.default_rng(seed + 1_000_003)
-    rows = random_rows(rng, blanks=0.16)
+    others = [ts for name, ts in TILE_SETS.items() if ts is not ENGLISH]
+    tiles = ENGLISH if rng.random() < SET_SHARE else others[int(rng.integers(len(others)))]
+    rows = random_rows(rng, blanks=0.16, tiles=tiles)
     size = SIZES[rng.integers(len(SIZES))]
     style = random_style(rng)
     if rng.random() < 0.33:
         tile = tuple(int(v) for v in np.clip(np.array(style.square) + rng.normal(0, 10, 3), 0, 255))
         style = replace(style, tile=tile, tile_kind=("plain", "wood")[int(rng.random() < 0.4)],
                         ink=(25, 25, 30))
-    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style)
+    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
     corners = jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15))
     warped = _warp(r.image, corners)
 
+    cells = [split_row(row) for row in rows]
+
     def beside_tile(i: int, j: int) -> bool:
-        return any(rows[a][b] != "." for a in range(max(i - 1, 0), min(i + 2, N))
+        return any(cells[a][b] != "." for a in range(max(i - 1, 0), min(i + 2, N))
                    for b in range(max(j - 1, 0), min(j + 2, N)))
 
     sq = [(i, j) for i in range(N) for j in range(N)
-          if not r.occluded[i, j] and (rows[i][j] != "." or beside_tile(i, j) or rng.random() < empty_keep)]
-    y = np.array([label_of(rows[i][j]) for i, j in sq], np.int64)
+          if not r.occluded[i, j] and (cells[i][j] != "." or beside_tile(i, j) or rng.random() < empty_keep)]
+    y = np.array([label_of(cells[i][j], CLASSES) for i, j in sq], np.int64)
     return patches(warped, sq), y
 
 
@@ -79,7 +90,7 @@ def real_variants(path: Path, truth: list[str], corners: np.ndarray, n: int, see
     img0 = cv2.imread(str(path))
     xs, ys = [], []
     sq = [(i, j) for i in range(N) for j in range(N)]
-    y = np.array([label_of(truth[i][j]) for i, j in sq], np.int64)
+    y = np.array([label_of(truth[i][j], CLASSES) for i, j in sq], np.int64)
     for _ in range(n):
         f = rng.uniform(0.16, 0.5)  # the board 400-1200 px wide, as a table camera sees it
         img = cv2.resize(img0, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
@@ -92,6 +103,20 @@ def real_variants(path: Path, truth: list[str], corners: np.ndarray, n: int, see
         xs.append(patches(_warp(img, c), sq))
         ys.append(y)
     return np.concatenate(xs), np.concatenate(ys)
+
+
+def load_hand_labelled() -> list[tuple[Path, list[str], np.ndarray]]:
+    """The tuning photos of the real game labelled by hand (tests/data), never the held-out ones."""
+    from board_pi.vision.evaluate import hand_labelled, real_split
+
+    labels = ROOT / "tests" / "data"
+    game = ROOT.parent / "shared" / "data" / "real-photos" / "jheidel-game"
+    if not (labels / "jheidel_labels.json").is_file() or not game.is_dir():
+        return []
+    split = real_split()["jheidel-2015"]
+    return [(path, truth, corners) for name, path, truth, corners in
+            hand_labelled(labels / "jheidel_labels.json", labels / "jheidel_corners.json", game)
+            if split.part(name) == "tuning"]
 
 
 def load_real(names: list[str]) -> list[tuple[Path, list[str], np.ndarray]]:
@@ -129,6 +154,49 @@ def build_model(n_classes: int = len(CLASSES), emb: int = 96):
     return TileNet()
 
 
+def warm_start(model, onnx_path: Path, classes: tuple[str, ...]) -> int:
+    """Start from an earlier exported model of the same shape: its convolutions (exported with
+    their batch norms folded in, so the norms start as the identity), its embedding, and the head's
+    rows of the classes it had; a new face starts from its base letter's row (Ä from A). Returns
+    how many classes were carried over."""
+    import unicodedata
+
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    from board_pi.vision.read import model_classes
+
+    m = onnx.load(str(onnx_path))
+    init = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    convs = [x for x in model.features if isinstance(x, nn.Conv2d)]
+    norms = [x for x in model.features if isinstance(x, nn.BatchNorm2d)]
+    nodes = [n for n in m.graph.node if n.op_type == "Conv"]
+    if len(nodes) != len(convs):
+        raise ValueError(f"{onnx_path} has {len(nodes)} convolutions, the model {len(convs)}")
+    with torch.no_grad():
+        for conv, norm, node in zip(convs, norms, nodes):
+            conv.weight.copy_(torch.from_numpy(init[node.input[1]].copy()))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(init[node.input[2]].copy()))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        model.embed[1].weight.copy_(torch.from_numpy(init["embed.1.weight"].copy()))
+        model.embed[1].bias.copy_(torch.from_numpy(init["embed.1.bias"].copy()))
+        old = model_classes(onnx_path)
+        w, b = init["head.weight"], init["head.bias"]
+        carried = 0
+        for i, c in enumerate(classes):
+            base = c if c in old else "".join(unicodedata.normalize("NFD", ch)[0] for ch in c).replace("Ł", "L")[:1]
+            if base in old:
+                j = old.index(base)
+                model.head.weight[i].copy_(torch.from_numpy(w[j].copy()))
+                model.head.bias[i] = float(b[j]) - (0.0 if c in old else 1.0)  # a new face starts less likely
+                carried += c in old
+    return carried
+
+
 def augment(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     """Per-patch brightness, contrast and colour, and a shift of a pixel or two."""
     x = x.astype(np.float32)
@@ -153,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--save-torch", metavar="FILE", help="also save the torch weights here (not committed)")
     ap.add_argument("--cache", help="keep the generated patches in this .npz file and reuse them")
+    ap.add_argument("--init", metavar="ONNX", help="start from this earlier model's weights (see warm_start)")
+    ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
     args = ap.parse_args(argv)
     from board_pi.vision.render import FONTS, missing_fonts
 
@@ -168,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
-    real = load_real(["board_001", "board_002", "board_003"])
+    real = load_real(["board_001", "board_002", "board_003"]) + load_hand_labelled()
     if args.cache and Path(args.cache).is_file():
         with np.load(args.cache) as z:
             X, Y = z["X"], z["Y"]
@@ -191,11 +261,14 @@ def main(argv: list[str] | None = None) -> int:
 
     model = build_model()
     params = sum(p.numel() for p in model.parameters())
-    print(f"model: {params} parameters", flush=True)
+    print(f"model: {params} parameters, {len(CLASSES)} classes", flush=True)
+    if args.init:
+        print(f"warm start from {args.init}: {warm_start(model, Path(args.init), CLASSES)} classes carried over",
+              flush=True)
     bs = 256
     steps = args.epochs * (len(X) // bs)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     step = 0
     for epoch in range(args.epochs):
         model.train()
@@ -231,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
                       dynamic_axes={"patch": {0: "n"}, "logits": {0: "n"}, "embedding": {0: "n"}},
                       opset_version=13, dynamo=False)
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KB)", flush=True)
+    # The classes beside the model first: the reader takes them from there.
+    (out.parent / "recipe.json").write_text(json.dumps({"classes": list(CLASSES)}, ensure_ascii=False) + "\n")
 
     # held-out figures, measured through the deployed path (OpenCV dnn)
     from board_pi.vision.evaluate import evaluate_real, evaluate_synthetic
@@ -242,13 +317,14 @@ def main(argv: list[str] | None = None) -> int:
     print("real photos:", json.dumps(real_figs), flush=True)
     recipe = {
         "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
-        "batch": bs, "optimiser": "AdamW lr 3e-3 one-cycle, weight decay 1e-4, label smoothing 0.05",
-        "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": CLASSES,
+        "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
+        "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(CLASSES),
+        "warm_start": Path(args.init).name if args.init else None, "peak_lr": args.lr,
         "real_training_photos": [p.name for p, _, _ in real], "held_out_real": HELD_OUT,
         "training_seconds": round(time.time() - t0), "torch": torch.__version__,
         "held_out_synthetic": syn, "real": real_figs,
     }
-    (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2) + "\n")
+    (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
     return 0
 
 
