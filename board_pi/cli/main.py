@@ -178,6 +178,17 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the tile set on the board (default english): only its tiles are read, at most as many as it holds")
     rd.set_defaults(handler=_lazy("board_pi.cli.vision", "cmd_read"))
 
+    rs = sub.add_parser("rescore", help="re-score a game from the photos taken at each clock press")
+    rs.add_argument("frames", metavar="FRAME", nargs="+",
+                    help="the board before the first play, then the board after each press, in order")
+    rs.add_argument("--tiles", metavar="NAME", default="english", help="the tile set on the board (default english)")
+    rs.add_argument("--players", metavar="A,B", help="the players' names, the first to play first (default Player1,Player2)")
+    rs.add_argument("--lexicon", metavar="LIST", help="the word list that settles blank tiles' letters "
+                    "(default: the default list for English; none for other sets)")
+    rs.add_argument("--json", action="store_true",
+                    help="print one JSON object: moves, play_points, final, doubtful (else the game as GCG)")
+    rs.set_defaults(handler=_lazy("board_pi.cli.rescore", "cmd_rescore"))
+
     en = sub.add_parser("enrol", help="teach the reader your own tiles from a photo of the printed layout")
     en.add_argument("image", metavar="IMAGE", nargs="?", help="photo of your tiles laid out as --layout shows")
     en.add_argument("--layout", action="store_true", help="print the layout to lay your tiles out in")

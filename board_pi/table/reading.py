@@ -11,7 +11,9 @@ import itertools
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ..rules.board import EMPTY, Board, Square
+from functools import cached_property
+
+from ..rules.board import EMPTY, Board, Square, split_row
 from ..rules.play import IllegalPlay, Placement, check_placements, words_formed
 from ..rules.tiles import BLANK, TileSet
 
@@ -21,7 +23,8 @@ DOUBT_BELOW = 0.50  # a square read with less confidence than this is shown for 
 
 @dataclass(frozen=True)
 class BoardReading:
-    """The camera's view: 15 strings ('.', a letter, '?' for a blank tile) and a confidence per square."""
+    """The camera's view: 15 rows ('.', a tile's face, '?' for a blank tile; a two-letter tile
+    written ``[CH]``) and a confidence per square."""
 
     grid: tuple[str, ...]
     confidence: tuple[tuple[float, ...], ...]
@@ -29,11 +32,17 @@ class BoardReading:
     @classmethod
     def certain(cls, rows: Sequence[str]) -> "BoardReading":
         """A reading with full confidence (blanks as '?'), for manual entry and tests."""
-        grid = tuple("".join(BLANK if c.islower() else c for c in r) for r in rows)
-        return cls(grid, tuple(tuple(1.0 for _ in r) for r in rows))
+        cells = [split_row(r) for r in rows]
+        grid = tuple("".join(BLANK if c.islower() else (f"[{c}]" if len(c) > 1 else c) for c in r) for r in cells)
+        return cls(grid, tuple(tuple(1.0 for _ in r) for r in cells))
+
+    @cached_property
+    def cells(self) -> tuple[tuple[str, ...], ...]:
+        """The grid as squares: ``CH`` one square."""
+        return tuple(tuple(split_row(r)) for r in self.grid)
 
     def at(self, sq: Square) -> tuple[str, float]:
-        return self.grid[sq.row][sq.col], self.confidence[sq.row][sq.col]
+        return self.cells[sq.row][sq.col], self.confidence[sq.row][sq.col]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..rules.board import split_row
 from .reading import BoardReading
 
 N = 15
@@ -106,7 +107,8 @@ class VisionReader:
 
         def agreement(c: np.ndarray) -> int:
             reading = self.reader.read(frame, c, squares=placed, look_again=False)
-            return sum(reading.grid[r][q] == self._ref_grid[r][q] for r, q in placed)
+            cells = [split_row(row) for row in reading.grid]
+            return sum(cells[r][q] == self._ref_grid[r][q] for r, q in placed)
 
         old = np.asarray(before.corners, np.float32).reshape(4, 2)
         candidates = [np.roll(corners, -k, axis=0).astype(np.float32) for k in range(4)]
@@ -153,19 +155,20 @@ class VisionReader:
         self.stats.squares_read += len(squares)
         # The committed tiles count against the tile set (no third blank, no second Z), and the
         # calibration frame of the empty board says what each square looks like empty.
-        committed = ["".join(r) for r in self._ref_grid] if self._ref_grid else None
+        committed = [_row_text(r) for r in self._ref_grid] if self._ref_grid else None
         empty = getattr(getattr(self.tracker, "calibration", None), "empty", None)
         reading = (self.reader.read(frame, corners, squares=squares, committed=committed, empty=empty)
                    if squares else None)
         grid = [list(r) for r in self._ref_grid] if self._ref_grid else [["."] * N for _ in range(N)]
         conf = self._ref_conf.copy() if self._ref_conf is not None else np.ones((N, N), np.float32)
         if reading is not None:  # the reader has already looked again at squares it doubted
+            seen = [split_row(row) for row in reading.grid]
             for r, c in squares:
-                grid[r][c] = reading.grid[r][c]
+                grid[r][c] = seen[r][c]
                 conf[r, c] = reading.confidence[r, c]
         self._pending = (warp, grid, conf)
         self._seen = (frame, corners, squares)  # what the next commit may learn from
-        return BoardReading(tuple("".join(r) for r in grid),
+        return BoardReading(tuple(_row_text(r) for r in grid),
                             tuple(tuple(float(v) for v in row) for row in conf))
 
     def commit(self, rows: Sequence[str]) -> None:
@@ -177,7 +180,7 @@ class VisionReader:
         pending = getattr(self, "_pending", None)
         if pending is not None:
             warp, _, conf = pending
-            grid = [list(r) for r in board_rows(rows)]
+            grid = [split_row(r) for r in board_rows(rows)]
             self._ref_warp, self._ref_grid, self._ref_conf = warp, grid, conf
             self._learn(grid)
 
@@ -225,4 +228,8 @@ def default_locator() -> Callable[[np.ndarray], np.ndarray | None] | None:
 
 def board_rows(rows: Sequence[str]) -> list[str]:
     """Board rows as the camera sees them: a blank is a tile with no letter ('?')."""
-    return ["".join("?" if c.islower() else c for c in r) for r in rows]
+    return [_row_text("?" if c.islower() else c for c in split_row(r)) for r in rows]
+
+
+def _row_text(cells: Any) -> str:
+    return "".join(f"[{c}]" if len(c) > 1 else c for c in cells)

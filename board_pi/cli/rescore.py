@@ -1,0 +1,58 @@
+"""``board-pi rescore [--tiles NAME] [--players A,B] [--lexicon LIST] [--json] FRAME...``: a game
+re-scored from the photos taken at each clock press (see :mod:`board_pi.table.rescore`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def cmd_rescore(args: argparse.Namespace) -> int:
+    from ..rules.lexicon import LexiconError
+    from ..rules.tiles import UnknownTileSet, tile_set
+    from ..table.rescore import RescoreError, rescore
+    from ..vision.frames import FrameSourceError, load_image
+    from ..vision.read import ReadError
+    from ..wordlists import NoLexicon, load_lexicon
+
+    def fail(message: str) -> int:
+        print(f"board-pi rescore: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        tiles = tile_set(args.tiles or "english")
+    except UnknownTileSet as e:
+        return fail(f"--tiles: {e.args[0]}")
+    players = [p.strip() for p in (args.players or "Player1,Player2").split(",")]
+    if len(players) < 2 or len(players) > 4 or not all(players) or len(set(players)) != len(players):
+        return fail(f"--players: give two to four different names separated by commas, not {args.players!r}")
+    if len(args.frames) < 2:
+        return fail("give the photo of the board before the first play, then one photo per press")
+    lexicon = None
+    try:
+        lexicon = load_lexicon(args.lexicon, tiles=tiles)
+    except NoLexicon as e:
+        if args.lexicon:
+            return fail(str(e))
+        # no word list for this set: blanks are listed as doubtful rather than settled
+        print(f"board-pi rescore: {e}; blank tiles' letters are not checked", file=sys.stderr)
+    except (LexiconError, OSError) as e:
+        return fail(f"--lexicon: {e}")
+    frames = []
+    for path in args.frames:
+        try:
+            frames.append((path, load_image(path)))
+        except FrameSourceError as e:
+            return fail(str(e))
+    try:
+        result = rescore(frames, tiles, players, lexicon)
+    except (RescoreError, ReadError) as e:
+        return fail(str(e))
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+    else:
+        sys.stdout.write(result.gcg())
+        for d in result.doubtful:
+            print(f"doubtful: {d}", file=sys.stderr)
+    return 0

@@ -1,0 +1,227 @@
+"""A game re-scored from the photos taken at each clock press: what a club with a camera already has.
+
+The first frame is the board before the first play; each next frame is the board after the next
+press, the players taking turns from the first. The frames go through the table's own path, as a
+fixed camera's would: calibrated on the first frame (the board found again when it moved), only
+the squares that changed read, the tiles already committed counting against the tile set, the
+board read as a whole under its counts. Nobody is asked anything: a doubtful square takes its
+likeliest reading and is listed, a blank takes the only letter the word list allows (or the
+first it allows, listed), a frame with no new tile is a pass (or an exchange: the camera cannot
+tell), and tiles that disappear withdraw the play that put them there.
+
+>>> # result = rescore([("0.jpg", img0), ("1.jpg", img1)], ENGLISH, ["Ann", "Bob"], lexicon)
+>>> # print(result.gcg()); result.to_json()["play_points"]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..rules.board import Board, Square
+from ..rules.game import Game, GameRules, IllegalEvent
+from ..rules.gcg import record_from_game, write_gcg
+from ..rules.lexicon import Lexicon
+from ..rules.play import IllegalPlay
+from ..rules.tiles import TileSet
+from .reading import DOUBT_BELOW, BoardChange, BoardReading, blank_options, compare, placements_with_letters
+from .vision import VisionReader
+
+
+class RescoreError(ValueError):
+    """The frames cannot be re-scored (the message says which frame and why)."""
+
+
+@dataclass(frozen=True)
+class RescoredPlay:
+    """One play as re-scored: who, where, the word, the points, and the frame it was seen in."""
+
+    player: str
+    position: str
+    word: str
+    score: int
+    frame: str
+    withdrawn: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"player": self.player, "position": self.position, "word": self.word,
+                               "score": self.score, "frame": self.frame}
+        if self.withdrawn:
+            out["withdrawn"] = True
+        return out
+
+
+@dataclass
+class Rescored:
+    """The game rebuilt from the frames, and what in it was not sure."""
+
+    game: Game
+    plays: list[RescoredPlay] = field(default_factory=list)
+    play_points: list[int] = field(default_factory=list)
+    doubtful: list[str] = field(default_factory=list)
+    lexicon: str = ""
+
+    @property
+    def final(self) -> list[int]:
+        return list(self.game.state.scores)
+
+    def gcg(self) -> str:
+        return write_gcg(record_from_game(self.game, lexicon=self.lexicon,
+                                          description="re-scored by board-pi from the photos of each press"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"moves": [p.to_json() for p in self.plays], "play_points": self.play_points, "final": self.final,
+                "doubtful": self.doubtful}
+
+
+def rescore(frames: Sequence[tuple[str, np.ndarray]], tiles: TileSet, players: Sequence[str],
+            lexicon: Lexicon | None = None, reader: Any | None = None,
+            doubt_below: float = DOUBT_BELOW) -> Rescored:
+    """Re-score the game in ``frames`` (name, BGR image), the first of the empty board or the
+    board before the first play. RescoreError when the first frame shows no board."""
+    from ..vision.calibration import CalibrationError, Tracker, calibrate
+    from ..vision.read import Reader
+
+    if len(frames) < 1:
+        raise RescoreError("no frames: give the photo of the board before the first play, then one per press")
+    reader = reader if reader is not None else Reader(tiles=tiles)
+    first_name, first = frames[0]
+    try:
+        cal = calibrate(first, use_markers=True)
+    except CalibrationError:
+        raise RescoreError(f"{first_name}: no board found in the first frame") from None
+    eyes = VisionReader(reader=reader, tracker=Tracker(cal))
+    game = Game(list(players), GameRules(tiles=tiles))
+    out = Rescored(game, lexicon=lexicon.name if lexicon is not None else "")
+    seen = eyes.read(first)
+    if seen is not None:
+        if any(ch != "." for row in seen.grid for ch in row):
+            out.doubtful.append(f"{first_name}: tiles on the board before the first play; they are not scored")
+        eyes.commit(game.state.board.rows())
+    for name, image in frames[1:]:
+        if game.state.over:
+            out.doubtful.append(f"{name}: after the end of the game; not read")
+            continue
+        if not game.state.board.tiles() and eyes.tracker is not None:
+            _turn_upright(eyes, reader, image)
+        reading = eyes.read(image)
+        if reading is None:
+            out.doubtful.append(f"{name}: the board was not seen; taken as a pass")
+            _pass(game, out)
+            continue
+        change = compare(game.state.board, reading, doubt_below)
+        _withdraw_if_taken_off(game, change, out, name)
+        change = compare(game.state.board, reading, doubt_below)  # against the board as it now stands
+        _turn(game, change, reading, out, name, lexicon)
+        eyes.commit(game.state.board.rows())
+    out.play_points = list(game.state.scores)
+    s = game.state
+    if s.going_out is not None and not s.over:
+        try:
+            game.finish()
+        except IllegalEvent as e:
+            out.doubtful.append(f"the end of the game could not be settled: {e}")
+    return out
+
+
+def _turn_upright(eyes: VisionReader, reader: Any, image: np.ndarray) -> None:
+    """The first tiles say which way up the board is (an empty board looks the same all four ways)."""
+    corners = eyes.corners_for(image)
+    if corners is None:
+        return
+    upright = reader.read_upright(image, corners)
+    turn = getattr(upright, "turn", None)
+    if turn is None or not turn.decided or turn.degrees == 0:
+        return
+    k = turn.degrees // 90
+    cal = eyes.tracker.calibration
+    eyes.tracker.calibration = replace(cal, corners=np.roll(cal.corners, -k, axis=0).astype(np.float32),
+                                       rotation=(cal.rotation + turn.degrees) % 360)
+    eyes.reset()  # the next reading reads every square, this way up
+
+
+def _pass(game: Game, out: Rescored) -> None:
+    try:
+        game.pass_turn(game.state.turn)
+    except IllegalEvent as e:
+        out.doubtful.append(f"a pass could not be recorded: {e}")
+
+
+def _withdraw_if_taken_off(game: Game, change: BoardChange, out: Rescored, name: str) -> None:
+    """Tiles of the last play gone from the board: it was challenged off (a phony withdrawn)."""
+    s = game.state
+    if not change.missing or s.last_play is None:
+        return
+    last = {p.square for p in s.last_play.scored.placements}
+    gone = set(change.missing)
+    if not gone <= last or len(gone) * 2 < len(last):
+        names = ", ".join(str(q) for q in sorted(gone, key=lambda q: (q.row, q.col)))
+        out.doubtful.append(f"{name}: tiles already played not seen on {names}; kept as played")
+        return
+    player = s.last_play.player
+    challenger = next(i for i in range(len(game.players)) if i != player) if len(game.players) == 2 else s.turn
+    try:
+        game.challenge(challenger, acceptable=False)
+    except IllegalEvent as e:
+        out.doubtful.append(f"{name}: the tiles of the last play are gone, but it could not be withdrawn: {e}")
+        return
+    for i in range(len(out.plays) - 1, -1, -1):
+        if not out.plays[i].withdrawn:
+            out.plays[i] = replace(out.plays[i], withdrawn=True)
+            break
+    if gone != last:
+        out.doubtful.append(f"{name}: only some of the last play's tiles are gone; the play was withdrawn")
+
+
+def _turn(game: Game, change: BoardChange, reading: BoardReading, out: Rescored, name: str,
+          lexicon: Lexicon | None) -> None:
+    """The turn this frame shows: a play from the new tiles, or a pass."""
+    player = game.state.turn
+    if not change.new:
+        _pass(game, out)
+        return
+    for q in change.doubtful:
+        if q in change.new:
+            letter, conf = reading.at(q)
+            out.doubtful.append(f"{name}: {q} read as {letter} ({conf:.0%} sure)")
+    board = game.state.board
+    new = dict(change.new)
+    letters = _blank_letters(board, new, game.rules.tiles, lexicon, out, name)
+    placements = placements_with_letters(new, letters)
+    try:
+        scored = game.play_tiles(player, placements)
+    except (IllegalPlay, IllegalEvent) as e:
+        shown = ", ".join(f"{q}={t}" for q, t in sorted(new.items(), key=lambda kv: (kv[0].row, kv[0].col)))
+        out.doubtful.append(f"{name}: the tiles read ({shown}) are not a play ({e}); taken as a pass")
+        _pass(game, out)
+        return
+    line = game.state.moves[-1]
+    position, _, word = line.text.partition(" ")
+    out.plays.append(RescoredPlay(game.players[player], position, word, scored.score, name))
+
+
+def _blank_letters(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lexicon | None,
+                   out: Rescored, name: str) -> dict[Square, str]:
+    """The letter of each blank tile: the only one the word list allows, else its first, listed."""
+    blanks = [q for q, t in new.items() if t == "?"]
+    if not blanks:
+        return {}
+    if lexicon is None:
+        out.doubtful.append(f"{name}: a blank on {', '.join(map(str, blanks))} and no word list to tell its "
+                            "letter; taken as A")
+        return {q: tiles.letters[0] for q in blanks}
+    choice = blank_options(board, new, tiles, lambda words: all(w in lexicon for w in words), limit=2)
+    if choice.unique is not None:
+        return dict(zip(choice.squares, choice.unique))
+    if choice.options:
+        out.doubtful.append(f"{name}: the blank on {', '.join(map(str, choice.squares))} could be "
+                            f"{' or '.join(choice.options)}; taken as {choice.options[0]}")
+        return dict(zip(choice.squares, choice.options[0]))
+    out.doubtful.append(f"{name}: no letter for the blank on {', '.join(map(str, choice.squares))} makes "
+                        f"every word acceptable; taken as {tiles.letters[0]}")
+    return {q: tiles.letters[0] for q in choice.squares}
+
+
+__all__ = ["RescoreError", "Rescored", "RescoredPlay", "rescore"]

@@ -1,0 +1,106 @@
+"""`board-pi rescore`: a game re-scored from the photos of each press, through the table's own path
+(the real renderer, board finder, tracker, tile model and rules; a fixed camera over one table)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from board_pi.rules.board import Board  # noqa: E402
+from board_pi.rules.game import Game  # noqa: E402
+from board_pi.rules.play import Play  # noqa: E402
+from board_pi.rules.tiles import ENGLISH  # noqa: E402
+from board_pi.vision.render import random_style, render_board  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def boards(plays: list[str | None]) -> list[list[str]]:
+    """The board after each play (None: the tiles of the last play taken off again)."""
+    board, out, history = Board(), [Board().rows()], []
+    for p in plays:
+        if p is None:
+            board = history.pop()
+        else:
+            history.append(board)
+            board = board.copy()
+            for placement in Play.parse(p).placements(board, ENGLISH):
+                board[placement.square] = placement.tile
+        out.append(board.rows())
+    return out
+
+
+def frames(tmp_path: Path, states: list[list[str]]) -> list[str]:
+    paths = []
+    for i, rows in enumerate(states):
+        r = render_board(rows, seed=700 + i, hand=False, tilt=8.0, style=random_style(np.random.default_rng(11)),
+                         pose_seed=11, effects=False)
+        p = tmp_path / f"press{i:02d}.png"
+        cv2.imwrite(str(p), r.image)
+        paths.append(str(p))
+    return paths
+
+
+def rescore(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "board_pi.cli", "rescore", *args], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+
+
+def scores(plays: list[str]) -> list[int]:
+    """Each play's score by the rules engine, as a score sheet kept by hand would have it."""
+    game = Game(["Ann", "Bob"])
+    return [game.play(i % 2, p).score for i, p in enumerate(plays)]
+
+
+def test_a_game_is_rescored_from_its_photos(tmp_path: Path) -> None:
+    plays = ["8D WINDY", "7C GALE", "9E HE"]
+    paths = frames(tmp_path, boards(plays))
+    r = rescore("--players", "Ann,Bob", "--json", *paths)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    want = scores(plays)
+    assert want[:2] == [32, 16]  # as the table's own tests score them
+    assert [(m["player"], m["position"], m["word"], m["score"]) for m in out["moves"]] == [
+        ("Ann", "8D", "WINDY", want[0]), ("Bob", "7C", "GALE", want[1]), ("Ann", "9E", "HE", want[2])]
+    assert out["play_points"] == [want[0] + want[2], want[1]] == out["final"]
+    assert out["doubtful"] == []
+    gcg = rescore("--players", "Ann,Bob", *paths)
+    assert gcg.returncode == 0 and ">Ann:" in gcg.stdout and "8D WINDY +32 32" in gcg.stdout
+
+
+def test_tiles_taken_off_withdraw_the_play_and_a_still_board_is_a_pass(tmp_path: Path) -> None:
+    # Bob's GALE is challenged off; Ann's press shows the board without it (and nothing new: she
+    # passed), then Bob's shows it unchanged (he passed too).
+    states = boards(["8D WINDY", "7C GALE", None])
+    paths = frames(tmp_path, states + [states[-1]])
+    r = rescore("--players", "Ann,Bob", "--json", *paths)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert [(m["player"], m["word"], m["score"], m.get("withdrawn", False)) for m in out["moves"]] == [
+        ("Ann", "WINDY", 32, False), ("Bob", "GALE", 16, True)]
+    assert out["play_points"] == [32, 0]
+    gcg = rescore("--players", "Ann,Bob", *paths).stdout
+    assert ">Bob: " in gcg and " -- -16 0" in gcg  # the withdrawal, as GCG writes it
+    assert gcg.count(" - +0 ") == 2  # two passes
+
+
+def test_bad_input_is_a_message_and_exit_2(tmp_path: Path) -> None:
+    blank = tmp_path / "nothing.png"
+    cv2.imwrite(str(blank), np.full((480, 640, 3), 128, np.uint8))
+    r = rescore(str(blank), str(blank))
+    assert r.returncode == 2 and "no board found in the first frame" in r.stderr and "Traceback" not in r.stderr
+    r = rescore(str(tmp_path / "missing.jpg"), str(blank))
+    assert r.returncode == 2 and "missing.jpg" in r.stderr and "Traceback" not in r.stderr
+    r = rescore("--players", "Ann", str(blank), str(blank))
+    assert r.returncode == 2 and "--players" in r.stderr
+    r = rescore("--tiles", "klingon", str(blank), str(blank))
+    assert r.returncode == 2 and "--tiles" in r.stderr
+    r = rescore(str(blank))
+    assert r.returncode == 2 and "one photo per press" in r.stderr
