@@ -216,8 +216,11 @@ def _tile_reader(cfg: Any) -> Any:
             profile = Profile.load(path)
         except ReadError as e:
             print(f"board-pi run: tile profile not used ({e}); reading with the tile model alone", flush=True)
+    from ..rules.tiles import tile_set
+
     try:
-        return Reader(profile=profile)
+        # Only the game's own tiles are read (a German board is never read as holding a Ł).
+        return Reader(profile=profile, tiles=tile_set(cfg.game.tile_set))
     except ReadError as e:
         raise UsageError(str(e)) from None
 

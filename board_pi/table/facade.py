@@ -154,14 +154,16 @@ class TableFacade:
     def new_game(self, players: Sequence[str], rules: GameRules = GameRules(),
                  control: TimeControl | None = None, lexicon: str = "", event: str = "") -> Any:
         """Start a new game (judged with ``lexicon`` when one is named); returns its id."""
-        if lexicon and lexicon != self.lexicon:
-            self._choose_lexicon(lexicon)
+        judged_as = getattr(self._table.judge.tiles, "name", "english")
+        if (lexicon and lexicon != self.lexicon) or rules.tiles.name != judged_as:
+            # another list, or the same name read as another set's tiles (or refused for it)
+            self._choose_lexicon(lexicon or self.lexicon, rules.tiles)
         meta = {"lexicon": self.lexicon}
         if event:
             meta["event"] = event
         return self._table.new_game(list(players), rules, control, meta)
 
-    def _choose_lexicon(self, name: str) -> None:
+    def _choose_lexicon(self, name: str, tiles: Any = None) -> None:
         from ..rules.lexicon import LexiconError
         from ..wordlists import available, load_lexicon
 
@@ -175,12 +177,14 @@ class TableFacade:
             spec = name
         else:
             raise TableError(f"no lexicon named {name!r} (known: {', '.join(available())})")
+        old = self._table.judge
+        tiles = tiles if tiles is not None else getattr(old, "tiles", None)
         try:
-            lex = load_lexicon(spec)
+            lex = load_lexicon(spec, tiles=tiles)  # read as the game's tiles: CH one tile, not C and H
         except LexiconError as e:
             raise TableError(str(e)) from None
-        old = self._table.judge
-        self._table.use_judge(WordJudge(lex, clock=time.time, on_log=old.on_log, log=old.log))
+        extra = {"tiles": tiles} if tiles is not None else {}
+        self._table.use_judge(WordJudge(lex, clock=time.time, on_log=old.on_log, log=old.log, **extra))
 
     def pause(self) -> None:
         self._table.pause()

@@ -59,11 +59,20 @@ class RulesView(TypedDict):
     lexicon: str
 
 
+class TileSetView(TypedDict):
+    """The game's tile set: its name, its faces in its own order, and how many blanks it has."""
+
+    name: str
+    letters: list[str]
+    blanks: int
+
+
 class Snapshot(TypedDict):
     """The table's state (see the module docstring); the keys marked NotRequired come with a game."""
 
     game: int | None
-    board: list[str]  # 15 rows: "." empty, upper case a tile, lower case a blank
+    board: list[str]  # 15 rows: "." empty, upper case a tile, lower case a blank, [CH] a two-letter tile
+    squares: list[list[str]]  # the same board square by square: "CH", "ä" (a blank played as Ä), "."
     players: list[PlayerView]
     turn: int | None
     moves: list[MoveView]
@@ -73,6 +82,7 @@ class Snapshot(TypedDict):
     pending: dict[str, Any] | None  # a Pending's to_dict()
     messages: list[str]
     premiums: NotRequired[list[str]]
+    tile_set: NotRequired[TileSetView]
     values: NotRequired[dict[str, int]]
     last_play: NotRequired[list[str]]  # squares, like "H8"
     clock: NotRequired[ClockView]

@@ -10,7 +10,8 @@ from .snapshot import Snapshot
 def snapshot(table: Any) -> Snapshot:
     """The state of ``table`` (a :class:`~board_pi.table.table.Table`, its lock held by the caller)."""
     if table.game is None or table.clock is None:
-        return {"game": None, "board": ["." * 15] * 15, "players": [], "turn": None, "moves": [],
+        return {"game": None, "board": ["." * 15] * 15, "squares": [["."] * 15 for _ in range(15)],
+                "players": [], "turn": None, "moves": [],
                 "unseen": {}, "bag": 0, "over": False, "pending": None, "messages": table.messages}
     g, c = table.game, table.clock
     s = g.state
@@ -25,17 +26,21 @@ def snapshot(table: Any) -> Snapshot:
                       "flagged": snap.flagged[i]},
         })
     unseen = s.unseen
+    tiles = g.rules.tiles
     return {
         "game": table.game_id,
         "board": s.board.rows(),
+        "squares": s.board.cells(),
         "premiums": list(g.rules.layout.rows),
-        "values": {t: g.rules.tiles.value(t) for t in g.rules.tiles.letters},
+        "tile_set": {"name": tiles.name, "letters": list(tiles.letters), "blanks": tiles.full_bag()["?"]},
+        "values": {t: tiles.value(t) for t in tiles.letters},
         "players": players,
         "turn": None if s.over else s.turn,
         "moves": [{"player": m.player, "text": m.text, "score": m.score, "total": m.total}
                   for m in s.moves],
         "last_play": [str(p.square) for p in last.scored.placements] if last else [],
-        "unseen": {t: unseen[t] for t in sorted(unseen)},
+        # in the set's own order (Ä after A, CH after C), the blanks last, as players tally them
+        "unseen": {t: unseen[t] for t in (*tiles.letters, "?") if unseen[t]},
         "bag": s.bag,
         "clock": {"phase": snap.phase, "running": snap.running,
                   "hold": None if snap.hold is None else {"by": snap.hold.by, "of": snap.hold.of},

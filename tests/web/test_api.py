@@ -431,3 +431,32 @@ def test_finished_games_are_listed_and_downloaded_from_the_archive(tmp_path: Any
     assert status == 200 and ">Ann: DINWY 8D WINDY +32 32" in text
     status, body = c.get("/api/archive/nope.gcg")
     assert status == 404 and "nope" in body["error"]
+
+
+def test_a_new_game_takes_its_tile_set_and_keeps_the_one_played_by_default(director: Client, table: Table) -> None:
+    status, body = director.post("/api/game", {"players": ["Anna", "Ben"], "tiles": "german", "lexicon": "german-demo"})
+    assert status == 200, body
+    state = director.get("/api/state")[1]
+    assert state["tile_set"]["name"] == "german" and "Ä" in state["tile_set"]["letters"]
+    assert state["values"]["Ä"] == 6 and state["unseen"]["Ä"] == 1
+    assert list(state["unseen"])[:3] == ["A", "Ä", "B"]  # the set's own order
+    status, _ = director.post("/api/game", {"players": ["Cora", "Dirk"]})
+    assert status == 200 and director.get("/api/state")[1]["tile_set"]["name"] == "german"  # a German club stays German
+    status, body = director.post("/api/game", {"players": ["Ann", "Bob"], "tiles": "klingon"})
+    assert status == 400 and "tiles" in body["error"]
+
+
+def test_a_set_with_no_word_list_is_refused_by_name_not_judged_in_english(director: Client, table: Table) -> None:
+    status, body = director.post("/api/game", {"players": ["Ana", "Bea"], "tiles": "spanish", "lexicon": "default"})
+    assert status == 400 and "spanish" in body["error"] and "lexicon" in body["error"]
+
+
+def test_the_board_comes_square_by_square_with_two_letter_tiles(director: Client, table: Table) -> None:
+    from board_pi.rules.game import GameRules
+    from board_pi.rules.tiles import SPANISH
+
+    table.new_game(["Ana", "Bea"], GameRules(tiles=SPANISH))
+    table.enter_play(0, "8G [CH]A[RR]O")
+    state = director.get("/api/state")[1]
+    assert state["squares"][7][6:10] == ["CH", "A", "RR", "O"]
+    assert state["board"][7] == "......[CH]A[RR]O....."

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, jsonify
 
 from ...clock import TimeControl
 from ...rules.game import ChallengeRule, GameRules
+from ...rules.tiles import TILE_SETS
 from ..access import director_required, ok, result, table
 from ..requests import ApiError, body, letters, one_of, setting, text, whole
 
@@ -43,7 +44,10 @@ def api_new_game() -> Response:
         raise ApiError(400, str(e)) from None
     lexicon = text(data, "lexicon", 80, default="", required=False)
     event = text(data, "event", 80, default="", required=False)
-    rules = GameRules(challenge=rule, tournament=len(names) == 2)
+    # The game's tile set: as asked, else the one the table plays now (a German club stays German).
+    playing = (table().snapshot().get("tile_set") or {}).get("name", "english")
+    tiles = TILE_SETS[one_of(data, "tiles", tuple(TILE_SETS), playing)]
+    rules = GameRules(challenge=rule, tournament=len(names) == 2, tiles=tiles)
     return ok(game=table().new_game(names, rules, control, lexicon=lexicon, event=event))
 
 

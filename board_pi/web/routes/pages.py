@@ -8,6 +8,7 @@ from flask import Blueprint, render_template
 
 from ...clock import TimeControl
 from ...rules.game import ChallengeRule
+from ...rules.tiles import TILE_SETS
 from ...settings import limits
 from ..access import csrf_token, web
 
@@ -27,6 +28,7 @@ def new_game_form() -> dict[str, Any]:
     rules = sorted(ChallengeRule, key=lambda r: order.index(r.value) if r.value in order else len(order))
     return {
         "rules": [(r.value, RULE_LABELS.get(r.value, r.value)) for r in rules],
+        "tile_sets": [(name, ts.title.split(":")[0] or name) for name, ts in TILE_SETS.items()],
         "time": {name: {"limits": limits(TimeControl, name), "default": getattr(TimeControl, name)}
                  for name in ("minutes", "overtime_penalty", "max_overtime_minutes")},
     }

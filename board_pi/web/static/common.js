@@ -205,7 +205,8 @@ const BP = (() => {
     }
 
     function drawBoard(s) {
-      const rows = s.board || [];
+      // Square by square: a two-letter tile (CH, LL, IJ) is one square; older servers send rows only.
+      const rows = s.squares || (s.board || []).map((row) => Array.from(row));
       if (rows.length !== size) buildBoard(rows.length);
       const premiums = s.premiums || [];
       const last = new Set(s.last_play || []);
@@ -225,7 +226,8 @@ const BP = (() => {
             const letter = ch.toUpperCase();
             const value = blank ? 0 : (s.values || {})[letter];
             const tile = el("div", { class: "tile" + (blank ? " blank" : "") + (last.has(name) ? " last" : "") +
-                                          (removal.has(name) ? " removal" : "") },
+                                          (removal.has(name) ? " removal" : "") + (letter.length > 1 ? " multi" : ""),
+                                     title: blank ? `a blank played as ${letter}` : `${letter}, ${value} points` },
                             el("span", { class: "letter", text: letter }),
                             el("span", { class: "value", text: blank ? "" : String(value ?? "") }));
             cell.append(tile);

@@ -94,12 +94,13 @@
     ev.preventDefault();
     if (confirm("End the game now?")) act("POST", "/api/end", { reason: $("end-reason").value }, "the game is over");
   });
+  $("ng-tiles").addEventListener("change", () => { $("ng-tiles").dataset.touched = "1"; });
   $("new-game-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     if (state && state.players && state.players.length && !state.over &&
         !confirm("A game is in progress (it stays in the journal). Start a new one?")) return;
     act("POST", "/api/game", {
-      players: [$("ng-p1").value, $("ng-p2").value], lexicon: $("ng-lexicon").value,
+      players: [$("ng-p1").value, $("ng-p2").value], lexicon: $("ng-lexicon").value, tiles: $("ng-tiles").value,
       challenge: $("ng-challenge").value, minutes: $("ng-minutes").value,
       overtime_penalty: $("ng-penalty").value, max_overtime_minutes: $("ng-limit").value,
     }, "new game started").then((r) => { if (r) loadGames(); });
@@ -173,6 +174,9 @@
   function onState(s, at) {
     const playersChanged = !state || JSON.stringify((state.players || []).map((p) => p.name)) !==
                                      JSON.stringify((s.players || []).map((p) => p.name));
+    // The new-game form offers the set the table plays now, until the director picks another.
+    const tiles = $("ng-tiles");
+    if (s.tile_set && !tiles.dataset.touched) tiles.value = s.tile_set.name;
     state = s; receivedAt = at;
     BP.renderPlayers($("players"), s, at);
     BP.renderStatus($("status"), s);

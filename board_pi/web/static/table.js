@@ -24,9 +24,12 @@
     const box = $("unseen");
     box.textContent = "";
     let total = 0;
+    // The server sends them in the set's own order (Ä after A, CH after C), the blanks last.
     for (const [tile, n] of Object.entries(s.unseen || {})) {
       total += n;
-      box.append(el("span", { class: "unseen-tile", title: `${n} × ${tile}` },
+      const name = tile === "?" ? "blank" : tile;
+      box.append(el("span", { class: "unseen-tile" + (tile.length > 1 ? " multi" : ""), title: `${n} × ${name}`,
+                              "data-tile": tile },
                     el("b", { text: tile }), el("small", { text: String(n) })));
     }
     $("bag").textContent = s.players && s.players.length ? `${total} unseen · ${s.bag} in the bag` : "";
