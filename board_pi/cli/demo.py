@@ -29,8 +29,9 @@ from ..rules.game import ChallengeRule, Game, GameRules, Passed
 from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg
 from ..rules.replay import replay
 from ..rules.judge import WordJudge
+from ..rules.lexicon import Lexicon, LexiconError
 from ..rules.play import Play
-from ..rules.tiles import ENGLISH
+from ..rules.tiles import ENGLISH, TileSet, UnknownTileSet, tile_set
 from ..table.store import Journal
 from ..table.table import Table
 
@@ -70,8 +71,9 @@ class ScriptedCamera:
 
     FPS = 10.0  # the simulated camera's frame rate: its time is its frames
 
-    def __init__(self, seed: int, size: tuple[int, int] = (1280, 960)) -> None:
+    def __init__(self, seed: int, size: tuple[int, int] = (1280, 960), tiles: TileSet = ENGLISH) -> None:
         self._rows = ["." * 15] * 15
+        self.tiles = tiles  # the set the tiles on the board belong to: their letters and values
         self.seed = seed
         self.size = size
         self.style = demo_style(seed)
@@ -81,6 +83,10 @@ class ScriptedCamera:
         self.last_corners: Any = None
         self.render_seconds = 0.0
         self._cache: tuple[int, Any] | None = None
+
+    @property
+    def _set(self) -> TileSet | None:
+        return None if self.tiles is ENGLISH else self.tiles  # English boards as they were always drawn
 
     def time(self) -> float:
         """The camera's own time, in seconds of frames taken: the table's still-board wait is
@@ -107,12 +113,12 @@ class ScriptedCamera:
         if self.hand_frames > 0:
             self.hand_frames -= 1
             r = render_board(self._rows, seed=self.seed * 100003 + self.frame_no, size=self.size,
-                             hand=True, tilt=15.0, style=self.style, pose_seed=self.seed)
+                             hand=True, tilt=15.0, style=self.style, pose_seed=self.seed, tiles=self._set)
             image = r.image
         else:
             if self._cache is None or self._cache[0] != self.state:
                 r = render_board(self._rows, seed=self.seed * 1009 + self.state, size=self.size,
-                                 hand=False, tilt=15.0, style=self.style, pose_seed=self.seed)
+                                 hand=False, tilt=15.0, style=self.style, pose_seed=self.seed, tiles=self._set)
                 self._cache = (self.state, r)
             r = self._cache[1]
             noise = np.random.default_rng(self.frame_no).normal(0, 2.0, r.image.shape)
@@ -156,7 +162,20 @@ class DemoResult:
     press_to_score: list[float] = field(default_factory=list)
 
 
-def load_record(path: str | None) -> GcgRecord:
+DEMO_SEEDS = {"english": 7, "german": 2}
+"""The seed of each set's composed demo game (German's: one with plays of Ä, Ö and Ü)."""
+
+
+def load_record(path: str | None, tiles: TileSet | None = None) -> GcgRecord:
+    """The record to act out: the file given, else the bundled English game, else a game of
+    ``tiles`` composed now by the project's own move generator with that set's demo word list."""
+    if path is None and tiles is not None and tiles is not ENGLISH:
+        from ..table.compose import DEMO_LISTS, compose
+
+        if tiles.name not in DEMO_LISTS:
+            raise UsageError(f"no demo game for the {tiles.name} tile set: board-pi has a word list to compose "
+                             f"one for {', '.join(DEMO_LISTS)} only; act out a record of your own with --game FILE.gcg")
+        return parse_gcg(compose(DEMO_SEEDS.get(tiles.name, 7), tiles))
     if path is None:
         text = resources.files("board_pi.table").joinpath("data", BUNDLED).read_text("utf-8")
         return parse_gcg(text)
@@ -201,13 +220,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .club import table_club_settings
 
     club = table_club_settings(args)  # a bad --broker or --table before anything is played
-    rec = load_record(args.game)
-    check = replay(rec)
+    tiles = None
+    if getattr(args, "tiles", None):
+        try:
+            tiles = tile_set(args.tiles)
+        except UnknownTileSet as e:
+            raise UsageError(f"--tiles: {e.args[0]}") from None
+    rec = load_record(args.game, tiles)
+    check = replay(rec, tiles) if args.game and tiles is not None else replay(rec)
     if check.error is not None:
         raise UsageError(f"the record cannot be played: {check.error}")
-    if check.tiles is not ENGLISH:
-        raise UsageError("the demo's renderer draws English tiles only; this record uses "
-                         f"the {check.tiles.name} set")
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else \
         (lambda *a: print(*a, flush=True))
     result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data, club=club)
@@ -234,18 +256,29 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
     from ..table.vision import VisionReader
 
     check = replay(rec)
+    tiles = check.tiles
     names = check.game.players
     nicks = [p.nick for p in rec.players] or names
     rules = GameRules(challenge=challenge_rule(rec), tournament=len(names) == 2, tiles=check.tiles)
     clock_time = VirtualTime(speed)
     tmp = tempfile.TemporaryDirectory(prefix="board-pi-demo-")
     data = Path(data_dir) if data_dir else Path(tmp.name)
-    judge = WordJudge(load_lexicon(), clock=time.time)
-    camera = ScriptedCamera(seed)
-    reader = VisionReader(tracker=_setup_calibration(camera))
+    from ..table.compose import DEMO_LISTS
+    from ..vision.read import Reader
+
+    lexicon = DEMO_LISTS.get(tiles.name, "default") if tiles is not ENGLISH else "default"
+    try:
+        judge = WordJudge(load_lexicon(lexicon, tiles=tiles), clock=time.time, tiles=tiles)
+    except LexiconError as e:  # a record of a set with no word list of board-pi's: follow the record
+        say(f"no word list for the {tiles.name} tiles ({e}); challenges follow the record")
+        judge = WordJudge(Lexicon.from_words([], name="none", tiles=tiles), clock=time.time, tiles=tiles)
+        lexicon = "none"
+    camera = ScriptedCamera(seed, tiles=tiles)
+    # The camera reads only the set's own tiles, as a table configured with game.tile_set does.
+    reader = VisionReader(reader=Reader(tiles=tiles), tracker=_setup_calibration(camera))
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
                   time_source=clock_time, camera_time=camera.time)
-    table.new_game(names, rules, TimeControl(minutes=25), meta={"lexicon": "default", "demo": True})
+    table.new_game(names, rules, TimeControl(minutes=25), meta={"lexicon": lexicon, "demo": True})
     server = None
     if web:
         server = _start_web(table, port, say)

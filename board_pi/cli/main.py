@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     d = sub.add_parser("demo", help="a whole game at a simulated table: no hardware needed")
     d.add_argument("--game", metavar="FILE.gcg", help="the game to act out (default: the bundled game)")
+    d.add_argument("--tiles", metavar="NAME",
+                   help="act out a game of this tile set, composed by board-pi's own move generator (english, "
+                        "german); with --game, the set of a record that does not name it")
     d.add_argument("--speed", default="20", metavar="N|max",
                    help="how many times faster than a real game (default 20); max: as fast as possible")
     d.add_argument("--port", type=port_number(any_free=True), default=8080,

@@ -12,28 +12,34 @@ from __future__ import annotations
 import random
 import sys
 
-from ..rules.board import Board
+from ..rules.board import Board, write_cell
 from ..rules.game import ChallengeBonus, Exchanged, Game, GameRules, ChallengeRule, Passed, PhonyWithdrawn, PlayMade
 from ..rules.gcg import GcgMove, GcgPlayer, GcgRecord, parse_gcg, write_gcg
 from ..rules.replay import replay
 from ..rules.movegen import candidate_plays
 from ..rules.play import Play
 from ..rules.scoring import score_play
-from ..rules.tiles import BLANK, ENGLISH
+from ..rules.tiles import BLANK, ENGLISH, TileSet
 from ..wordlists import load_lexicon
 
 PLAYERS = (("Ada", "Ada Lovelace"), ("Ben", "Ben Franklin"))
 
 
-def compose(seed: int = 7) -> str:
+DEMO_LISTS = {"english": "default", "german": "german-demo"}
+"""The word list each tile set's demo game is composed with (lists bundled with board-pi)."""
+
+
+def compose(seed: int = 7, tiles: TileSet = ENGLISH) -> str:
+    """A seeded game of ``tiles`` (a set in :data:`DEMO_LISTS`) as GCG text."""
     rng = random.Random(seed)
-    lex = load_lexicon()
-    tiles = ENGLISH
+    lexicon = DEMO_LISTS[tiles.name]
+    lex = load_lexicon(lexicon, tiles=tiles)
     bag = list(tiles.full_bag().elements())
     rng.shuffle(bag)
     racks = [[bag.pop() for _ in range(7)], [bag.pop() for _ in range(7)]]
-    game = Game([p[1] for p in PLAYERS], GameRules(challenge=ChallengeRule.FIVE_POINTS))
-    rec = GcgRecord([GcgPlayer(*p) for p in PLAYERS], lexicon="default",
+    game = Game([p[1] for p in PLAYERS], GameRules(challenge=ChallengeRule.FIVE_POINTS, tiles=tiles))
+    rec = GcgRecord([GcgPlayer(*p) for p in PLAYERS], lexicon=lexicon,
+                    tile_distribution="" if tiles is ENGLISH else tiles.name,
                     description="Composed by board_pi.table.compose (seed %d) for the demo" % seed)
     turn_no = 0
 
@@ -43,7 +49,7 @@ def compose(seed: int = 7) -> str:
     while not game.state.over and turn_no < 60:
         s = game.state
         p = s.turn
-        rack = "".join(sorted(racks[p]))
+        rack = tiles.write(sorted(racks[p]))
         if s.going_out is not None:
             break
         if s.scoreless_ended:
@@ -78,7 +84,7 @@ def compose(seed: int = 7) -> str:
                 line("pass", p, rack)
             continue
         if turn_no == 5:
-            phony = _phony(s.board, plays, lex)
+            phony = _phony(s.board, plays, lex, tiles)
             if phony is not None:
                 game.append(PlayMade(p, phony))
                 scored = game.state.last_play.scored  # type: ignore[union-attr]
@@ -89,7 +95,7 @@ def compose(seed: int = 7) -> str:
                 continue
         choice = plays[0] if rng.random() < 0.6 or len(plays) < 3 else plays[rng.randrange(1, 3)]
         play = Play(choice.line.coordinate, "".join(
-            {pl.square: pl.tile for pl in choice.placements}.get(sq, ".") for sq in choice.line.squares()))
+            write_cell({pl.square: pl.tile for pl in choice.placements}.get(sq, ".")) for sq in choice.line.squares()))
         game.append(PlayMade(p, play))
         line("play", p, rack, position=str(play.coordinate), word=play.word, score=choice.score)
         for pl in choice.placements:
@@ -99,7 +105,7 @@ def compose(seed: int = 7) -> str:
         if turn_no == 8 or (turn_no > 8 and game.state.going_out is not None and not any(
                 m.kind == "challenge" for m in rec.moves)):
             game.append(ChallengeBonus(p, 5))
-            line("challenge", p, "".join(sorted(racks[p])), score=5)
+            line("challenge", p, tiles.write(sorted(racks[p])), score=5)
             rec.moves[-1] = _note(rec.moves[-1], "held and challenged; the play is good: 5 points")
     s = game.state
     if s.going_out is not None:
@@ -109,7 +115,7 @@ def compose(seed: int = 7) -> str:
         rec.moves.append(GcgMove("endrack", PLAYERS[out][0], word=e.rack, score=e.points,  # type: ignore[attr-defined]
                                  total=game.state.scores[out]))
     elif s.scoreless_ended:
-        events = game.finish({i: "".join(sorted(racks[i])) for i in range(2)})
+        events = game.finish({i: tiles.write(sorted(racks[i])) for i in range(2)})
         for e in events:
             rec.moves.append(GcgMove("rackpenalty", PLAYERS[e.player][0], e.rack, word=e.rack,  # type: ignore[attr-defined]
                                      score=-e.points, total=game.state.scores[e.player]))  # type: ignore[attr-defined]
@@ -124,7 +130,7 @@ def _note(m: GcgMove, note: str) -> GcgMove:
     return GcgMove(m.kind, m.nick, m.rack, m.position, m.word, m.score, m.total, note, m.line)
 
 
-def _phony(board: Board, plays: list, lex) -> Play | None:  # type: ignore[no-untyped-def]
+def _phony(board: Board, plays: list, lex, tiles: TileSet = ENGLISH) -> Play | None:  # type: ignore[no-untyped-def]
     """One of the plays with its new tiles shuffled into a non-word (same tiles, same place)."""
     rng = random.Random(1)
     for sp in plays[:40]:
@@ -134,11 +140,11 @@ def _phony(board: Board, plays: list, lex) -> Play | None:  # type: ignore[no-un
         letters = [pl.tile for pl in new]
         for _ in range(20):
             rng.shuffle(letters)
-            tiles = {pl.square: t for pl, t in zip(new, letters)}
-            word = "".join(tiles.get(sq, ".") for sq in sp.line.squares())
+            placed = {pl.square: t for pl, t in zip(new, letters)}
+            word = "".join(write_cell(placed.get(sq, ".")) for sq in sp.line.squares())
             play = Play(sp.line.coordinate, word)
             try:
-                scored = score_play(board, play.placements(board, ENGLISH), ENGLISH)
+                scored = score_play(board, play.placements(board, tiles), tiles)
             except Exception:
                 continue
             if not all(w.text.upper() in lex for w in scored.words) and scored.main_word.isalpha():
@@ -147,4 +153,7 @@ def _phony(board: Board, plays: list, lex) -> Play | None:  # type: ignore[no-un
 
 
 if __name__ == "__main__":
-    sys.stdout.write(compose(int(sys.argv[1]) if len(sys.argv) > 1 else 7))
+    from ..rules.tiles import tile_set
+
+    sys.stdout.write(compose(int(sys.argv[1]) if len(sys.argv) > 1 else 7,
+                             tile_set(sys.argv[2]) if len(sys.argv) > 2 else ENGLISH))

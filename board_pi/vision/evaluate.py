@@ -120,17 +120,18 @@ def game_like_rows(rng: np.random.Generator, tiles: TileSet = ENGLISH) -> list[s
     cells = ["."] * (N * N)
     for sq, t in zip(rng.choice(N * N, size=k, replace=False), drawn):
         cells[sq] = str(rng.choice(list(tiles.letters))).lower() if t == "?" else t
-    return ["".join(cells[r * N:(r + 1) * N]) for r in range(N)]
+    return ["".join(f"[{c}]" if len(c) > 1 else c for c in cells[r * N:(r + 1) * N]) for r in range(N)]
 
 
-def evaluate_synthetic(reader: Reader, seeds: Iterable[int], size: tuple[int, int] = (1280, 960)) -> dict:
-    """Figures on rendered boards read through their true corners; squares under a hand skipped.
-    ``fonts`` in the figures: the catalogue fonts the boards were lettered in."""
+def evaluate_synthetic(reader: Reader, seeds: Iterable[int], size: tuple[int, int] = (1280, 960),
+                       tiles: TileSet = ENGLISH) -> dict:
+    """Figures on rendered boards of ``tiles`` read through their true corners; squares under a
+    hand skipped. ``fonts`` in the figures: the catalogue fonts the boards were lettered in."""
     t = Tally()
     fonts: set[str] = set()
     for seed in seeds:
-        rows = game_like_rows(np.random.default_rng(seed))
-        r = render_board(rows, seed=seed, size=size)
+        rows = game_like_rows(np.random.default_rng(seed), tiles)
+        r = render_board(rows, seed=seed, size=size, tiles=None if tiles is ENGLISH else tiles)
         fonts.update(r.fonts)
         t.add(rows, reader.read(r.image, r.corners).grid, r.occluded, tag=f"#{seed} ")
     return {**t.figures(), "fonts": sorted(fonts)}

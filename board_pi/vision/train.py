@@ -223,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", help="keep the generated patches in this .npz file and reuse them")
     ap.add_argument("--init", metavar="ONNX", help="start from this earlier model's weights (see warm_start)")
     ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
+    ap.add_argument("--empty-keep", type=float, default=0.35,
+                    help="share of the empty squares away from tiles kept (more: more glare on empty squares)")
     args = ap.parse_args(argv)
     from board_pi.vision.render import FONTS, missing_fonts
 
@@ -245,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         seeds = [args.seed * 100_000 + i for i in range(args.boards)]
         with mp.Pool(args.workers) as pool:
-            parts = pool.map(synthetic_board, seeds, chunksize=8)
+            parts = pool.starmap(synthetic_board, [(s, args.empty_keep) for s in seeds], chunksize=8)
         xs = [p[0] for p in parts]
         ys = [p[1] for p in parts]
         for k, (img, truth, corners) in enumerate(real):
@@ -319,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
         "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(CLASSES),
-        "warm_start": Path(args.init).name if args.init else None, "peak_lr": args.lr,
+        "warm_start": Path(args.init).name if args.init else None, "peak_lr": args.lr, "empty_keep": args.empty_keep,
         "real_training_photos": [p.name for p, _, _ in real], "held_out_real": HELD_OUT,
         "training_seconds": round(time.time() - t0), "torch": torch.__version__,
         "held_out_synthetic": syn, "real": real_figs,

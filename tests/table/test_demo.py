@@ -32,11 +32,14 @@ def test_the_bundled_game_ends_with_the_recorded_scores() -> None:
 def test_bad_games_are_refused_with_a_message(tmp_path: Path, shared_data: Path) -> None:
     r = demo("--game", str(tmp_path / "missing.gcg"), "--no-web")
     assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
-    r = demo("--game", str(shared_data / "gcg" / "macondo" / "polish_endgame.gcg"), "--no-web")
-    assert r.returncode == 2 and "English tiles" in r.stderr and "Traceback" not in r.stderr
+    r = demo("--tiles", "klingon", "--no-web")
+    assert r.returncode == 2 and "--tiles" in r.stderr and "Traceback" not in r.stderr
+    r = demo("--tiles", "spanish", "--no-web")  # no Spanish word list to compose a game with
+    assert r.returncode == 2 and "no demo game for the spanish tile set" in r.stderr and "--game" in r.stderr
     bad = tmp_path / "bad.gcg"
     bad.write_text("#player1 a a\n#player2 b b\n>a: ABC 8H ABC +99 99\n>b: this is not gcg\n")
     r = demo("--game", str(bad), "--no-web")
     assert r.returncode == 2 and "line 4" in r.stderr and "Traceback" not in r.stderr
     r = demo("--speed", "fast", "--no-web")
     assert r.returncode == 2 and "--speed" in r.stderr
+

@@ -113,11 +113,11 @@ def test_kinds_follow_the_layout() -> None:
 
 def test_a_real_photo_of_squares_the_tiles_colour_reads_no_phantom_blanks(shared_data) -> None:
     # The 2015 game's tuning photo (tests/data/real_split.json): its empty squares are nearly the
-    # tiles' colour, and the tile model alone reads three of them as blank tiles.
+    # tiles' colour (the first tile model alone read three of them as blank tiles).
     from pathlib import Path
 
     from board_pi.vision.frames import load_image
-    from board_pi.vision.read import CLASSES, Reader, _warp, patches
+    from board_pi.vision.read import Reader
 
     data = Path(__file__).resolve().parents[1] / "data"
     name = "IMG_20151016_170219.jpg"
@@ -128,9 +128,6 @@ def test_a_real_photo_of_squares_the_tiles_colour_reads_no_phantom_blanks(shared
     reading = reader.read(image, corners)
     wrong = [(r, c) for r in range(15) for c in range(15) if reading.grid[r][c] != truth[r][c]]
     assert wrong == []
-    # The colours are what put it right: the model's own likeliest classes read blanks there.
-    probs, _ = reader.run(patches(_warp(image, corners), [(r, c) for r in range(15) for c in range(15)]))
-    assert sum(CLASSES[k] == "?" for k in probs.argmax(1)) >= 2
 
 
 def test_a_calibration_keeps_the_empty_boards_look(tmp_path) -> None:
