@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 from flask import Flask, Response, jsonify, render_template, request
 
-from .feeds import feed_blueprint
+from ..feeds import feed_blueprint
 from .hub import Hub
 from .results import PairingError, from_hub, gcg_archive, parse_pairings, results_csv, standings, tsh_lines
 from .webauth import ApiError, HubWebState, body, director_required, install_session_routes, csrf_token

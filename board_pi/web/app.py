@@ -19,6 +19,7 @@ from typing import Any, Callable
 from flask import Flask, Response, jsonify, request, session
 from werkzeug.exceptions import HTTPException
 
+from ..feeds import feed_blueprint
 from ..pin import pin_hash_problem
 from ..table.facade import NotFound, Table, TableError, TableFacade
 from .access import CSRF_HEADER, WebState
@@ -75,7 +76,37 @@ def create_app(table: Table | TableFacade, *, pin_hash: str | None = None,
     _guard_requests(app)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
+    # The broadcasters' feeds of this table (the same as the hub serves per table).
+    state = app.extensions["board_pi"]
+    app.register_blueprint(feed_blueprint(lambda: facade.snapshot(), facade.events.wait,
+                                          lambda: facade.events.last_seq, _FeedStreams(state)))
     return app
+
+
+class _FeedStreams:
+    """The feeds' live streams counted with the page's own, under the same limit."""
+
+    def __init__(self, state: WebState) -> None:
+        self.state = state
+
+    @property
+    def stopping(self) -> Any:
+        return self.state.stopping
+
+    @property
+    def heartbeat(self) -> float:
+        return self.state.heartbeat
+
+    def open_stream(self) -> bool:
+        with self.state.lock:
+            if self.state.streams >= self.state.max_streams:
+                return False
+            self.state.streams += 1
+            return True
+
+    def close_stream(self) -> None:
+        with self.state.lock:
+            self.state.streams -= 1
 
 
 def _answer_errors(app: Flask) -> None:
@@ -123,7 +154,8 @@ def _guard_requests(app: Flask) -> None:
     @app.after_request
     def headers(resp: Response) -> Response:
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("X-Frame-Options", "DENY")
+        if request.path != "/overlay":  # a streaming program's browser source may frame the overlay
+            resp.headers.setdefault("X-Frame-Options", "DENY")
         resp.headers.setdefault("Referrer-Policy", "same-origin")
         resp.headers.setdefault("Content-Security-Policy", SECURITY_POLICY)
         if request.path.startswith("/api/"):

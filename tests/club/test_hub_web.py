@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from board_pi.club.feeds import feed_fields
+from board_pi.feeds import feed_fields
 from board_pi.club.hub import Hub
 from board_pi.club.hubweb import create_hub_app
 from board_pi.club.settings import ClubSettings, parse_broker_url

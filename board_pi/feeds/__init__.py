@@ -1,5 +1,7 @@
 """The fields broadcasters use, from a table's snapshot: as plain text (one file per field, the
-way streaming programs read text sources), as JSON, and as what an overlay page shows.
+way streaming programs read text sources), as JSON, as server-sent events, and as an overlay page
+for a streaming program's browser source. One definition for the table's own page (board_pi.web)
+and the director's hub (board_pi.club), which both mount :func:`feed_blueprint`.
 
 >>> snap = {"players": [{"name": "Ada", "score": 104}, {"name": "Ben", "score": 92}], "turn": 1,
 ...         "unseen": {"A": 2, "?": 1, "Z": 1}, "bag": 0, "over": False,
@@ -51,7 +53,9 @@ def feed_fields(snap: dict[str, Any]) -> dict[str, str]:
         "player1": names[0] if names else "", "score1": str(scores[0]) if scores else "",
         "player2": names[1] if len(names) > 1 else "", "score2": str(scores[1]) if len(scores) > 1 else "",
         "turn": names[turn] if isinstance(turn, int) and 0 <= turn < len(names) else "",
-        "unseen": "".join(t * int(n) if len(t) == 1 else f"[{t}]" * int(n) for t, n in sorted(unseen.items(), key=lambda kv: (kv[0] == "?", kv[0]))),
+        # in the set's own order as the snapshot gives it (Ä after A), the blanks last
+        "unseen": "".join(t * int(n) if len(t) == 1 else f"[{t}]" * int(n)
+                          for t, n in sorted(unseen.items(), key=lambda kv: kv[0] == "?")),
         "unseen_count": str(sum(int(n) for n in unseen.values())) if players else "",
         "last_play": (f"{names[last['player']]}: {last['text']} {last['score']}"
                       if last and isinstance(last.get("player"), int) and last["player"] < len(names) else ""),
@@ -79,12 +83,12 @@ def feed_blueprint(snapshot: Any, wait: Any, last_seq: Any, streams: Any, name: 
 
     @bp.get("/overlay.js")
     def overlay_js(**kw: Any) -> Any:
-        text = resources.files("board_pi.club").joinpath("static", "overlay.js").read_text("utf-8")
+        text = resources.files("board_pi.feeds").joinpath("static", "overlay.js").read_text("utf-8")
         return Response(text, mimetype="text/javascript")
 
     @bp.get("/overlay.css")
     def overlay_css(**kw: Any) -> Any:
-        text = resources.files("board_pi.club").joinpath("static", "overlay.css").read_text("utf-8")
+        text = resources.files("board_pi.feeds").joinpath("static", "overlay.css").read_text("utf-8")
         return Response(text, mimetype="text/css")
 
     def fields_of(kw: dict[str, Any]) -> dict[str, str]:
