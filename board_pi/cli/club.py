@@ -62,7 +62,7 @@ def start_publisher(settings: Any, table: Any, journal: Any, data_dir: Path, say
     """Check the account, then publish ``table`` in the background. A broker that refuses the
     account is a UsageError; one that is not there yet is said, and the table plays on."""
     from ..club.mqtt import BrokerRefused, BrokerUnreachable, check_account
-    from ..club.publisher import TablePublisher
+    from ..club.publisher import TablePublisher, table_control
 
     try:
         check_account(settings.broker, f"board-pi-table-{settings.table}")
@@ -70,7 +70,8 @@ def start_publisher(settings: Any, table: Any, journal: Any, data_dir: Path, say
         raise UsageError(str(e)) from None
     except BrokerUnreachable as e:
         say(f"club: {e}; the table plays on and sends its events when the broker is back")
-    publisher = TablePublisher(settings, table, journal, data_dir, start_game=start_game)
+    publisher = TablePublisher(settings, table, journal, data_dir, start_game=start_game,
+                               control=table_control(table, say))
     before = table.on_finished
 
     def finished(gcg: str, meta: dict[str, Any]) -> None:

@@ -345,6 +345,14 @@ class Hub:
         info = self.client.publish(Topics(self.prefix, number).command, m.dumps(body), qos=1)
         return info.rc == 0
 
+    def control(self, number: int, action: str, reason: str = "") -> dict[str, Any]:
+        """The director's control of one table (``pause``, ``resume`` or ``end``), sent with an id
+        so that a table applies it once however often the broker delivers it."""
+        body: dict[str, Any] = {"type": action, "id": f"{action}-t{number}-{uuid.uuid4().hex[:12]}"}
+        if reason:
+            body["reason"] = reason
+        return {**body, "table": number, "sent": self.command(number, body)}
+
     def send_pairings(self, round_: int, pairings: list[TablePairing], *, now: bool = False,
                       division: str | None = None) -> list[dict[str, Any]]:
         """Record a round's pairings (per table, the players in the order they start) and send

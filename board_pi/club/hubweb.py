@@ -188,6 +188,20 @@ def create_hub_app(hub: Hub, *, store: Any, guard: Any, secret_key: bytes | None
         sent = hub.send_pairings(rnd, pairings, now=bool(data.get("now", False)))
         return jsonify({"ok": True, "sent": sent})
 
+    @app.post("/api/tables/<int:n>/control")
+    @director_required
+    def api_control(n: int) -> Any:
+        data = body()
+        action = data.get("action")
+        if action not in ("pause", "resume", "end"):
+            raise ApiError(400, "action must be pause, resume or end")
+        reason = data.get("reason", "")
+        if not isinstance(reason, str) or len(reason) > 120:
+            raise ApiError(400, "reason must be text of at most 120 characters")
+        if n not in {t["table"] for t in hub.store.tables()}:
+            raise ApiError(404, f"no table {n} has reported to the hub")
+        return jsonify({"ok": True, **hub.control(n, action, reason.strip())})
+
     app.register_blueprint(feed_blueprint(
         lambda table=None: _snapshot_of(hub, table), lambda seq, timeout: hub.bus.wait(seq, timeout),
         lambda: hub.bus.last_seq, state), url_prefix="/tables/<int:table>")

@@ -50,6 +50,28 @@ class Bus(Protocol):
     def wait(self, seq: int, timeout: float) -> tuple[list[Any], bool]: ...
 
 
+CONTROLS = ("pause", "resume", "end")
+"""What the director may do to a table from the hub (besides pairings): stop or restart its
+clocks, and end its game (with a reason, as on the table's own page)."""
+
+
+def table_control(table: Any, say: Callable[[str], Any] | None = None) -> Callable[[str, dict[str, Any]], None]:
+    """The director's controls from the hub, done on ``table`` as on its own page (its
+    ``pause``, ``resume_clock`` and ``end_game``): the ``control`` a publisher is given."""
+
+    def control(action: str, command: dict[str, Any]) -> None:
+        if action == "pause":
+            table.pause()
+        elif action == "resume":
+            table.resume_clock()
+        elif action == "end":
+            table.end_game(str(command.get("reason") or "ended by the director")[:120])
+        if say is not None:
+            say(f"club: the director's {action} from the hub")
+
+    return control
+
+
 class TableView(Protocol):
     """What the publisher reads of a table: its bus and its snapshot."""
 
@@ -154,7 +176,8 @@ class TablePublisher:
     game with a pairing's players (the CLI wires it to the table with the configured rules)."""
 
     def __init__(self, settings: ClubSettings, table: TableView, journal: JournalView, data_dir: Path,
-                 *, start_game: Callable[[Pairing], None] | None = None) -> None:
+                 *, start_game: Callable[[Pairing], None] | None = None,
+                 control: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         assert settings.broker is not None and settings.table is not None
         self.settings = settings
         self.number = settings.table
@@ -162,6 +185,8 @@ class TablePublisher:
         self.table = table
         self.journal = journal
         self.start_game = start_game
+        # The director's controls from the hub (pause, resume, end): ``control(action, command)``.
+        self.control = control
         self.state = ClubState(Path(data_dir) / "club.db")
         self.epoch = self._epoch()
         self.delivered = int(self.state.get("delivered", 0))
@@ -467,6 +492,16 @@ class TablePublisher:
                 self.state.put("next_pairing", pairing.to_dict())
                 self._state_dirty = True
                 self._start_waiting_pairing(force=pairing.now)
+            elif kind in CONTROLS:
+                cid = c.get("id")
+                if not isinstance(cid, str) or not cid or len(cid) > 80 or self.control is None:
+                    continue
+                if not self.state.first_time(f"control:{cid}"):
+                    continue  # delivered twice: a pause is not undone by its own duplicate
+                try:
+                    self.control(kind, c)
+                except Exception as e:  # refused by the table (no game, already paused): logged
+                    log.warning("table %s: the hub's %s was not done: %s", self.number, kind, e)
 
     def _start_waiting_pairing(self, force: bool = False) -> None:
         with self._pairing_lock:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from board_pi.club.publisher import Pairing, TablePublisher
+from board_pi.club.publisher import Pairing, TablePublisher, table_control
 from board_pi.club.settings import ClubSettings, parse_broker_url
 from board_pi.club.sim import RecordedTable as SimTable
 
@@ -23,7 +23,8 @@ def publisher_for(sim: SimTable, broker: Any, n: int, *, password: str | None = 
     def start_game(p: Pairing) -> None:
         sim.new_game(list(p.players), {"round": p.round, "division": p.division, "pairing": p.id})
 
-    pub = TablePublisher(table_settings(url, n), sim.table, sim.table.journal, sim.data, start_game=start_game)
+    pub = TablePublisher(table_settings(url, n), sim.table, sim.table.journal, sim.data, start_game=start_game,
+                         control=table_control(sim.table))
     sim.on_finished = pub.game_finished
     return pub
 

@@ -196,3 +196,28 @@ def read_until(chunks: Any, done: Any, timeout: float = 20.0) -> str:
         assert time.monotonic() < deadline, f"the stream never said it: {text[-300:]!r}"
         text += next(chunks).decode()
     return text
+
+
+def test_the_director_pauses_resumes_and_ends_one_tables_game_from_the_hub(room):
+    hub, app, sims, _ = room
+    url = "/api/tables/2/control"
+    anyone = app.test_client()
+    csrf = anyone.get("/api/session").get_json()["csrf"]
+    assert anyone.post(url, json={"action": "pause"}, headers={"X-CSRF-Token": csrf}).status_code == 401
+    d = director(app)
+    post = lambda path, body: d.post(path, json=body, headers={"X-CSRF-Token": d.csrf})  # noqa: E731
+    assert post(url, {"action": "explode"}).status_code == 400
+    assert post("/api/tables/9/control", {"action": "pause"}).status_code == 404
+    table = sims[2].table
+    table.press(table.game.state.turn)  # table 2's clock runs (its game is still going on)
+    wait_for(lambda: table.clock.phase == "running", what="table 2's clock to run")
+    r = post(url, {"action": "pause"})
+    assert r.status_code == 200 and r.get_json()["sent"] is True
+    wait_for(lambda: table.clock.phase == "paused", what="table 2 paused from the hub")
+    hub.command(2, {"type": "pause", "id": r.get_json()["id"]})  # delivered again: done once only
+    assert post(url, {"action": "resume"}).status_code == 200
+    wait_for(lambda: table.clock.phase == "running", what="table 2 running again")
+    assert post(url, {"action": "end", "reason": "the hall closes"}).status_code == 200
+    wait_for(lambda: table.game.state.over, what="table 2's game ended from the hub")
+    assert "the hall closes" in table.game.state.end_reason
+    wait_for(lambda: _table(app, 2)["finished"], bus=hub.bus, what="the hub to see table 2 finished")

@@ -162,6 +162,20 @@ const HUB = (() => {
         el("li", { text: `${(s.players[m.player] || {}).name}: ${m.text} ${m.score} (${m.total})` })));
       $("unseen").textContent = Object.entries(s.unseen || {}).map(([k, v]) => k.repeat(v)).join("");
     };
+    // The director's controls of this table: sent through the broker, done by the table itself.
+    document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", async () => {
+      const action = b.dataset.control;
+      let reason = "";
+      if (action === "end") {
+        reason = prompt("End this table's game now. Reason (kept with the game):", "ended by the director");
+        if (reason === null) return;
+      }
+      try {
+        const r = await api("POST", `/api/tables/${n}/control`, { action, reason });
+        toast(r.sent ? `${action}: sent to table ${n}` : `${action}: the broker did not take it; try again`,
+              r.sent ? "" : "error");
+      } catch (e) { toast(e.status === 401 ? "log in as the director first (Director page)" : e.message, "error"); }
+    }));
     let timer = null;
     await load();
     follow((kind, data) => {
