@@ -79,6 +79,13 @@ BATTERY: list[tuple[list[str], int, str]] = [
     (["demo", "--no-web", "--data", "{file}/journal"], 2, "--data"),
     (["demo", "--no-web", "--game", "{dir}"], 2, "cannot read"),
     (["demo", "--no-web", "--game", "{missing}"], 2, "cannot read"),
+    (["demo", "--no-web", "--tiles", "klingon"], 2, "--tiles"),
+    # rescore: frames, players, tile set
+    (["rescore", "{missing}", "{missing}"], 2, "missing"),
+    (["rescore", "{file}"], 2, "one photo per press"),
+    (["rescore", "--players", "Ann", "{file}", "{file}"], 2, "--players"),
+    (["rescore", "--tiles", "klingon", "{file}", "{file}"], 2, "--tiles"),
+    (["rescore", "{file}", "{file}"], 2, "rescore"),
     # club night: the broker's address and the table's number (demo, run), the hub's own inputs
     (["demo", "--no-web", "--broker", "http://127.0.0.1", "--table", "1"], 2, "not an MQTT address"),
     (["demo", "--no-web", "--broker", "mqtt://127.0.0.1", "--table", "0"], 2, "table number from 1 to 999"),

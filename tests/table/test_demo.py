@@ -43,3 +43,22 @@ def test_bad_games_are_refused_with_a_message(tmp_path: Path, shared_data: Path)
     r = demo("--speed", "fast", "--no-web")
     assert r.returncode == 2 and "--speed" in r.stderr
 
+
+
+def test_a_german_game_is_acted_out_and_read_through_the_camera() -> None:
+    """The demo's German game, composed by the project's own move generator with its own word
+    list, rendered with German tiles (Ä, Ö, Ü and their values) and read by the camera path."""
+    pytest.importorskip("cv2")
+    from board_pi.cli.demo import load_record
+    from board_pi.rules.tiles import GERMAN
+
+    rec = load_record(None, GERMAN)
+    assert rec.tile_distribution == "german" and rec.lexicon == "german-demo"
+    umlaut_plays = [m for m in rec.moves if m.kind == "play" and set(m.word.upper()) & set("ÄÖÜ")]
+    assert len(umlaut_plays) >= 3
+    r = demo("--tiles", "german", "--speed", "max", "--no-web", "--json")
+    assert r.returncode == 0, r.stderr[-2000:]
+    last = json.loads(r.stdout.strip().splitlines()[-1])
+    assert last["final"] == last["recorded"]
+    assert last["plays"] == sum(m.kind == "play" for m in rec.moves)
+    assert last["plays_read_correctly"] == last["plays"], r.stderr[-3000:]

@@ -18,7 +18,9 @@ from .test_api import Client
 # unless it is added here on purpose.
 OPEN = {"/", "/judge", "/director", "/favicon.ico", "/api/state", "/api/events", "/api/session",
         "/api/login", "/api/logout", "/api/pin", "/api/judge", "/api/openapi", "/api/games",
-        "/api/archive/<game_id>.gcg", "/api/lexicons", "/api/gcg", "/api/last-play", "/static/<path:filename>"}
+        "/api/archive/<game_id>.gcg", "/api/lexicons", "/api/gcg", "/api/last-play", "/static/<path:filename>",
+        # the broadcasters' feeds (board_pi/feeds): what a spectator sees anyway
+        "/overlay", "/overlay.js", "/overlay.css", "/feed.json", "/feed/<field>.txt", "/feed/events"}
 
 
 @pytest.fixture
