@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from board_pi.vision.calibration import calibrate, check  # noqa: E402
 from board_pi.vision.frames import load_image  # noqa: E402
 from board_pi.vision.locate import find_board  # noqa: E402
-from board_pi.vision.render import describe_fonts  # noqa: E402
+from board_pi.vision.fonts import describe_fonts  # noqa: E402
 from tests.vision.drawn_boards import DELUXE, MODERN, DrawnBoard, photograph, random_edition, some_tiles  # noqa: E402
 
 

@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 from board_pi.vision.evaluate import (evaluate_enrolled, evaluate_photos, evaluate_real, evaluate_synthetic, game_like_rows,  # noqa: E402
                                       hand_labelled)
 from board_pi.vision.read import Reader  # noqa: E402
-from board_pi.vision.render import describe_fonts, render_board  # noqa: E402
+from board_pi.vision.fonts import describe_fonts  # noqa: E402
+from board_pi.vision.render import render_board  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
 GAME = ROOT.parent / "shared" / "data" / "real-photos" / "jheidel-game"

@@ -31,8 +31,8 @@ def shared_data() -> Path:
 def _skip_when_a_font_is_missing(error: BaseException) -> None:
     """A test drawing a board in a catalogue font this machine lacks skips, naming the Debian
     package (.ci/run installs them all); it never runs on a stand-in font's other picture."""
-    render = sys.modules.get("board_pi.vision.render")
-    if render is not None and isinstance(error, render.FontMissing):
+    fonts = sys.modules.get("board_pi.vision.fonts")
+    if fonts is not None and isinstance(error, fonts.FontMissing):
         pytest.skip(f"needs the renderer's fonts: {error}")
 
 

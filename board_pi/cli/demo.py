@@ -140,7 +140,8 @@ def demo_style(seed: int, fonts: Any = None) -> Any:
 
     import numpy as np
 
-    from ..vision.render import BUILTIN, FontMissing, font_path, random_style
+    from ..vision.fonts import BUILTIN, FontMissing, font_path
+    from ..vision.render import random_style
 
     font = DEMO_FONT
     try:

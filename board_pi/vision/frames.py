@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import abc
 
-import importlib
 import re
+import sys
 import time
 from struct import error as struct_error
 from pathlib import Path
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import cv2
 import numpy as np
@@ -372,19 +372,7 @@ def register_source(name: str, factory: Callable[[str], FrameSource]) -> None:
     _FACTORIES[name] = factory
 
 
-def _synthetic(options: str) -> FrameSource:
-    # The renderer provides ``synthetic_source(options) -> FrameSource``; imported only when asked.
-    try:
-        render = importlib.import_module("board_pi.vision.render")
-    except ImportError as e:
-        raise FrameSourceError(f"the synthetic board renderer is not available: {e}") from e
-    factory = getattr(render, "synthetic_source", None)
-    if factory is None:
-        raise FrameSourceError("the synthetic board renderer offers no frame source (board_pi.vision.render.synthetic_source)")
-    return factory(options)
-
-
-register_source("synthetic", _synthetic)
+register_source("synthetic", lambda options: synthetic_source(options))
 
 
 def open_source(spec: str, repeat: bool = False, sleep: Callable[[float], None] = time.sleep) -> FrameSource:
@@ -433,3 +421,59 @@ def open_source(spec: str, repeat: bool = False, sleep: Callable[[float], None] 
         return VideoSource(str(p), live=False)
     except FrameSourceError:
         raise FrameSourceError(f"{spec} is neither an image nor a video OpenCV can read") from None
+
+
+class SyntheticSource(_Source):
+    """A camera over a rendered board: a fixed camera (one pose), frames differing by sensor noise.
+
+    ``open_source("synthetic")`` or ``open_source("synthetic:seed=3,size=1280x960")``; ``rows``
+    sets the board shown (the table's demo changes it as the game goes on). A camera stand-in
+    must give frames anywhere: a catalogue font that is not installed is replaced by Pillow's own,
+    and ``notes`` (also printed once on stderr) say which, since the frames are then not the seed's.
+    """
+
+    name = "synthetic"
+
+    def __init__(self, rows: Sequence[str] | None = None, seed: int = 0,
+                 size: tuple[int, int] = (1280, 960), fonts: str | Path | None = None) -> None:
+        from .render import SAMPLE_ROWS, _check_rows, random_style, with_stand_ins  # the renderer: only when used
+
+        rows = SAMPLE_ROWS if rows is None else rows
+        _check_rows(rows)
+        w, h = size
+        if not (16 <= w and 16 <= h and w * h <= MAX_IMAGE_PIXELS):
+            raise FrameSourceError(f"synthetic camera: size {w}x{h} is not between 16x16 and "
+                                   f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels")
+        self.rows = tuple(rows)
+        self.seed = seed
+        self.size = size
+        self.fonts = fonts
+        self.style, self.notes = with_stand_ins(random_style(np.random.default_rng(seed)), fonts)
+        for note in self.notes:
+            print(f"synthetic camera: {note}; Pillow's own font stands in", file=sys.stderr, flush=True)
+        self._frame = 0  # frames differ by sensor noise only: the board and camera stay put
+
+    def read(self) -> np.ndarray:
+        from .render import render_board
+
+        self._frame += 1
+        return render_board(self.rows, seed=self.seed * 7919 + self._frame, size=self.size, hand=False,
+                            tilt=15.0, style=self.style, pose_seed=self.seed, fonts=self.fonts).image
+
+
+def synthetic_source(options: str = "") -> SyntheticSource:
+    """The frame source ``open_source("synthetic[:seed=N,size=WxH]")`` gives."""
+    seed, size = 0, (1280, 960)
+    for item in filter(None, (o.strip() for o in options.split(","))):
+        key, _, value = item.partition("=")
+        try:
+            if key == "seed":
+                seed = int(value)
+            elif key == "size":
+                w, h = value.lower().split("x")
+                size = (int(w), int(h))
+            else:
+                raise ValueError(key)
+        except ValueError:
+            raise FrameSourceError(f"synthetic camera: {item!r} is not seed=N or size=WxH") from None
+    return SyntheticSource(seed=seed, size=size)

@@ -18,14 +18,10 @@ from __future__ import annotations
 
 import functools
 import unicodedata
-import hashlib
 import math
-import os
-import sys
 from dataclasses import dataclass, replace
-from importlib import resources
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -33,117 +29,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 from board_pi.rules.board import STANDARD, Premium, Square, split_row
 from board_pi.rules.tiles import ENGLISH, TILE_SETS, TileSet, all_glyphs
-from board_pi.vision.frames import MAX_IMAGE_PIXELS, FrameSourceError, _Source
+from board_pi.vision.fonts import BUILTIN, FONTS, font_path, missing_fonts
 
 N = 15
 PX = 56  # pixels per square on the flat board drawn before the camera projection
-
-FONT_DIR_ENV = "BOARD_PI_FONT_DIR"
-"""The environment variable naming the font directory, when it is not ``/usr/share/fonts``."""
-DEFAULT_FONT_DIR = Path("/usr/share/fonts")
-
-
-@dataclass(frozen=True)
-class CatalogueFont:
-    """One typeface of the renderer's catalogue (``fonts.txt``), known by name."""
-
-    name: str
-    package: str
-    """The Debian package that installs it ("-" for Pillow's own font)."""
-    version: str
-    """The package version whose file ``sha256`` is of."""
-    file: str
-    """The file under the font directory ("-" for Pillow's own font)."""
-    sha256: str
-    licence: str
-
-    @property
-    def bundled(self) -> bool:
-        """Pillow's own font: always there, no package needed."""
-        return self.file == "-"
-
-
-class FontMissing(LookupError):
-    """A catalogue font is not in the font directory, or is another version of it: drawing with
-    a stand-in would silently give another picture for the same seed. The message names the
-    Debian package to install."""
-
-
-def _read_catalogue() -> tuple[CatalogueFont, ...]:
-    text = resources.files("board_pi.vision").joinpath("fonts.txt").read_text("utf-8")
-    rows = [line.split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    return tuple(CatalogueFont(*(v.strip() for v in row)) for row in rows)
-
-
-FONTS: tuple[CatalogueFont, ...] = _read_catalogue()
-"""The catalogue, in its fixed order: a seeded style picks fonts by position in it."""
-BUILTIN = next(f.name for f in FONTS if f.bundled)
-"""The name of Pillow's own font (``ImageFont.load_default``), which needs no package."""
-FONT_PACKAGES: tuple[str, ...] = tuple(sorted({f.package for f in FONTS if not f.bundled}))
-"""The Debian packages holding the catalogue's fonts (what .ci/run installs)."""
-_BY_NAME = {f.name: f for f in FONTS}
-
-
-def font_dir(directory: str | Path | None = None) -> Path:
-    """Where the catalogue's files are looked for: ``directory`` if given, else
-    ``$BOARD_PI_FONT_DIR``, else ``/usr/share/fonts``."""
-    if directory is not None:
-        return Path(directory)
-    env = os.environ.get(FONT_DIR_ENV)
-    return Path(env) if env else DEFAULT_FONT_DIR
-
-
-def catalogue_font(name: str) -> CatalogueFont:
-    """The catalogue entry called ``name``; ValueError for a name not in it."""
-    try:
-        return _BY_NAME[name]
-    except KeyError:
-        raise ValueError(f"no font {name!r} in the renderer's catalogue (board_pi/vision/fonts.txt)") from None
-
-
-@functools.lru_cache(maxsize=64)
-def _sha256(path: str, size: int, mtime_ns: int) -> str:  # size and mtime: a replaced file is hashed again
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def font_path(name: str, directory: str | Path | None = None) -> str:
-    """The file to draw catalogue font ``name`` with (:data:`BUILTIN` for Pillow's own font).
-
-    Raises :class:`FontMissing` when the file is absent from the font directory or is not the
-    catalogue's file (another version draws other glyphs, so another picture)."""
-    f = catalogue_font(name)
-    if f.bundled:
-        return BUILTIN
-    d = font_dir(directory)
-    p = d / f.file
-    install = f"install Debian's {f.package} (sudo apt-get install {f.package}; .ci/run does)"
-    try:
-        st = p.stat()
-        digest = _sha256(str(p), st.st_size, st.st_mtime_ns) if p.is_file() else ""
-    except OSError:
-        digest = None
-    if digest is None or digest == "":
-        raise FontMissing(f"font {f.name} ({f.file}) is not in {d}: {install}")
-    if digest != f.sha256:
-        raise FontMissing(f"font {f.name} in {p} is not the file board-pi draws with ({f.package} {f.version}, "
-                          f"sha256 {f.sha256[:12]}...; this one is {digest[:12]}...): {install}")
-    return str(p)
-
-
-def missing_fonts(names: Iterable[str], directory: str | Path | None = None) -> list[str]:
-    """Why each of the catalogue fonts ``names`` cannot be drawn with (empty when all can)."""
-    why = []
-    for name in dict.fromkeys(names):
-        try:
-            font_path(name, directory)
-        except FontMissing as e:
-            why.append(str(e))
-    return why
-
 
 def style_fonts(style: "Style") -> tuple[str, ...]:
     """The catalogue fonts a style letters its tiles, values and premium squares in."""
@@ -159,17 +48,6 @@ def with_stand_ins(style: "Style", directory: str | Path | None = None) -> tuple
     usable = {n: (n if not missing_fonts([n], directory) else BUILTIN) for n in style_fonts(style)}
     return replace(style, letter_font=usable[style.letter_font], value_font=usable[style.value_font],
                    label_font=usable[style.label_font]), why
-
-
-def describe_fonts(names: Iterable[str], directory: str | Path | None = None) -> str:
-    """Which catalogue fonts, from where, drawn by which Pillow and FreeType: what a benchmark
-    prints so its figures can be reproduced."""
-    from PIL import __version__ as pillow, features
-
-    used = [catalogue_font(n) for n in sorted(set(names), key=lambda n: [f.name for f in FONTS].index(n))]
-    listed = ", ".join(f.name + ("" if f.bundled else f" ({f.package} {f.version})") for f in used)
-    return (f"{len(used)} of the catalogue's {len(FONTS)} fonts from {font_dir(directory)}: {listed}; "
-            f"Pillow {pillow}, FreeType {features.version('freetype2')}")
 
 
 @functools.lru_cache(maxsize=512)
@@ -708,54 +586,3 @@ SAMPLE_ROWS = (
     "...............",
 )
 """A board part-way through a game, for the synthetic camera when no state is given."""
-
-
-class SyntheticSource(_Source):
-    """A camera over a rendered board: a fixed camera (one pose), frames differing by sensor noise.
-
-    ``open_source("synthetic")`` or ``open_source("synthetic:seed=3,size=1280x960")``; ``rows``
-    sets the board shown (the table's demo changes it as the game goes on). A camera stand-in
-    must give frames anywhere: a catalogue font that is not installed is replaced by Pillow's own,
-    and ``notes`` (also printed once on stderr) say which, since the frames are then not the seed's.
-    """
-
-    name = "synthetic"
-
-    def __init__(self, rows: Sequence[str] = SAMPLE_ROWS, seed: int = 0,
-                 size: tuple[int, int] = (1280, 960), fonts: str | Path | None = None) -> None:
-        _check_rows(rows)
-        w, h = size
-        if not (16 <= w and 16 <= h and w * h <= MAX_IMAGE_PIXELS):
-            raise FrameSourceError(f"synthetic camera: size {w}x{h} is not between 16x16 and "
-                                   f"{MAX_IMAGE_PIXELS // 1_000_000} megapixels")
-        self.rows = tuple(rows)
-        self.seed = seed
-        self.size = size
-        self.fonts = fonts
-        self.style, self.notes = with_stand_ins(random_style(np.random.default_rng(seed)), fonts)
-        for note in self.notes:
-            print(f"synthetic camera: {note}; Pillow's own font stands in", file=sys.stderr, flush=True)
-        self._frame = 0  # frames differ by sensor noise only: the board and camera stay put
-
-    def read(self) -> np.ndarray:
-        self._frame += 1
-        return render_board(self.rows, seed=self.seed * 7919 + self._frame, size=self.size, hand=False,
-                            tilt=15.0, style=self.style, pose_seed=self.seed, fonts=self.fonts).image
-
-
-def synthetic_source(options: str = "") -> SyntheticSource:
-    """The frame source ``open_source("synthetic[:seed=N,size=WxH]")`` gives."""
-    seed, size = 0, (1280, 960)
-    for item in filter(None, (o.strip() for o in options.split(","))):
-        key, _, value = item.partition("=")
-        try:
-            if key == "seed":
-                seed = int(value)
-            elif key == "size":
-                w, h = value.lower().split("x")
-                size = (int(w), int(h))
-            else:
-                raise ValueError(key)
-        except ValueError:
-            raise FrameSourceError(f"synthetic camera: {item!r} is not seed=N or size=WxH") from None
-    return SyntheticSource(seed=seed, size=size)

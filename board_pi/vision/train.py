@@ -226,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--empty-keep", type=float, default=0.35,
                     help="share of the empty squares away from tiles kept (more: more glare on empty squares)")
     args = ap.parse_args(argv)
-    from board_pi.vision.render import FONTS, missing_fonts
+    from board_pi.vision.fonts import FONTS, missing_fonts
 
     why = missing_fonts(f.name for f in FONTS)
     if why:  # training on stand-ins would give another model, silently

@@ -12,7 +12,8 @@ import pytest
 from board_pi.vision.enrol import LAYOUT, enrol, layout_text
 from board_pi.vision.evaluate import Tally, game_like_rows
 from board_pi.vision.read import Profile, ReadError, Reader
-from board_pi.vision.render import BUILTIN, Style, random_style, render_board
+from board_pi.vision.fonts import BUILTIN
+from board_pi.vision.render import Style, random_style, render_board
 
 
 def _as_board(rows) -> list[str]:

@@ -7,8 +7,10 @@ import pytest
 
 from board_pi.rules.board import Premium
 from board_pi.vision.read import SQUARE_PX, PAD, _warp
-from board_pi.vision.render import (BUILTIN, FONT_DIR_ENV, FONT_PACKAGES, FONTS, FontMissing, SyntheticSource, catalogue_font,
-                                    font_dir, missing_fonts, random_rows, random_style, render_board, style_fonts)
+from board_pi.vision.fonts import (BUILTIN, FONT_DIR_ENV, FONT_PACKAGES, FONTS, FontMissing, catalogue_font, font_dir,
+                                   missing_fonts)
+from board_pi.vision.frames import SyntheticSource
+from board_pi.vision.render import random_rows, random_style, render_board, style_fonts
 
 EMPTY = ["." * 15] * 15
 
