@@ -20,7 +20,8 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.rules.game import Game, PlayMade  # noqa: E402
+from board_pi.rules.game import Game  # noqa: E402
+from board_pi.rules.events import PlayMade  # noqa: E402
 from board_pi.rules.gcg import GcgError, parse_gcg, read_gcg  # noqa: E402
 from board_pi.rules.replay import replay  # noqa: E402
 from board_pi.rules.judge import WordJudge  # noqa: E402

@@ -25,7 +25,8 @@ from typing import Any
 from .errors import UsageError
 from ..clock import TimeControl
 from ..rules.board import Coordinate
-from ..rules.game import ChallengeRule, Game, GameRules, Passed
+from ..rules.game import ChallengeRule, Game, GameRules
+from ..rules.events import Passed
 from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg
 from ..rules.replay import replay
 from ..rules.judge import WordJudge
@@ -370,7 +371,7 @@ def _can_hold(table: Table) -> bool:
 
 
 def _bonus(p: int, points: int):  # type: ignore[no-untyped-def]
-    from ..rules.game import ChallengeBonus
+    from ..rules.events import ChallengeBonus
     return ChallengeBonus(p, points)
 
 

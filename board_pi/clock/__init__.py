@@ -4,7 +4,8 @@
 """
 
 from .controller import ClockAction, ClockController, ClockOutputs
-from .model import ClockError, ClockSnapshot, GameClock, Hold, TimeControl
+from .control import ClockError, TimeControl
+from .model import ClockSnapshot, GameClock, Hold
 
 __all__ = [
     "ClockAction",

@@ -17,7 +17,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Literal, Protocol
 
-from .model import ClockError, ClockSnapshot, GameClock
+from .control import ClockError
+from .model import ClockSnapshot, GameClock
 
 Result = Literal[
     "started", "switched", "ignored", "paused", "resumed", "exchange", "challenge", "hold", "hold_released"

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..clock import TimeControl
-from ..rules.game import ChallengeRule, Exchanged, GameRules, Passed
+from ..rules.game import ChallengeRule, GameRules
+from ..rules.events import Exchanged, Passed
 from ..rules.gcg import GcgMove, parse_gcg
 from ..rules.judge import WordJudge
 from ..table.store import Journal

@@ -15,9 +15,9 @@ import dataclasses
 from typing import Any
 
 from .board import LAYOUTS
-from .game import (ChallengeBonus, ChallengeJudged, ChallengeRule, EndRackPoints, Event, Exchanged,
-                   GameEnded, GameRules, Passed, PhonyWithdrawn, PlayMade, RackPenalty, ScoreAdjusted,
-                   TimePenalty, TurnLost)
+from .game import ChallengeRule, GameRules
+from .events import (ChallengeBonus, ChallengeJudged, EndRackPoints, Event, Exchanged, GameEnded, Passed,
+                     PhonyWithdrawn, PlayMade, RackPenalty, ScoreAdjusted, TimePenalty, TurnLost)
 from .play import Play
 from .tiles import tile_set
 

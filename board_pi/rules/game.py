@@ -21,6 +21,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
+from .events import (TURN_EVENTS, ChallengeBonus, ChallengeJudged, EndRackPoints, Event, Exchanged,
+                     GameEnded, Passed, PhonyWithdrawn, PlayMade, RackPenalty, ScoreAdjusted, TimePenalty,
+                     TurnLost)
 from .board import Board, Layout, STANDARD, write_cell
 from .play import IllegalPlay, Placement, Play, play_notation
 from .scoring import BINGO_BONUS, RACK_SIZE, ScoredPlay, score_play
@@ -59,103 +62,6 @@ class GameRules:
     rack_size: int = RACK_SIZE
     bingo_bonus: int = BINGO_BONUS
     max_scoreless_turns: int = 6
-
-
-# --- events -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlayMade:
-    player: int
-    play: Play
-
-
-@dataclass(frozen=True)
-class Passed:
-    player: int
-
-
-@dataclass(frozen=True)
-class Exchanged:
-    player: int
-    count: int
-    tiles: str = ""  # the tiles thrown in, when known (a record may give them), as text: "[CH]A?"
-
-
-@dataclass(frozen=True)
-class ChallengeJudged:
-    """The word judge's verdict on the last play (for the record; its consequences follow)."""
-
-    challenger: int
-    acceptable: bool
-
-
-@dataclass(frozen=True)
-class PhonyWithdrawn:
-    """The last play, by ``player``, is taken back after a successful challenge: it scores 0."""
-
-    player: int
-
-
-@dataclass(frozen=True)
-class ChallengeBonus:
-    """Points to ``player`` for an unsuccessful challenge of their play."""
-
-    player: int
-    points: int
-
-
-@dataclass(frozen=True)
-class TurnLost:
-    """Under the double rule, an unsuccessful challenger loses their turn."""
-
-    player: int
-
-
-@dataclass(frozen=True)
-class TimePenalty:
-    player: int
-    points: int
-
-
-@dataclass(frozen=True)
-class EndRackPoints:
-    """Points for the tiles left on the others' racks, to the player who went out."""
-
-    player: int
-    rack: str
-    points: int
-
-
-@dataclass(frozen=True)
-class RackPenalty:
-    """A player loses the value of their own rack (six scoreless turns, or a casual game's end)."""
-
-    player: int
-    rack: str
-    points: int
-
-
-@dataclass(frozen=True)
-class ScoreAdjusted:
-    """A director's correction of a score, with the reason for the record."""
-
-    player: int
-    points: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class GameEnded:
-    """The game stops here for a reason other than the tiles (director, overtime limit)."""
-
-    reason: str
-
-
-Event = (PlayMade | Passed | Exchanged | ChallengeJudged | PhonyWithdrawn | ChallengeBonus | TurnLost
-         | TimePenalty | EndRackPoints | RackPenalty | ScoreAdjusted | GameEnded)
-
-TURN_EVENTS = (PlayMade, Passed, Exchanged, TurnLost)
 
 
 # --- state ---------------------------------------------------------------------------------

@@ -25,8 +25,9 @@ import re
 from dataclasses import dataclass, field
 
 from .board import BadCoordinate, Coordinate, split_row
-from .game import (ChallengeBonus, EndRackPoints, Exchanged, Game, Passed, PhonyWithdrawn, PlayMade,
-                   RackPenalty, ScoreAdjusted, TimePenalty, TurnLost)
+from .game import Game
+from .events import (ChallengeBonus, EndRackPoints, Exchanged, Passed, PhonyWithdrawn, PlayMade, RackPenalty,
+                     ScoreAdjusted, TimePenalty, TurnLost)
 from .scoring import ScoredPlay
 from .tiles import BLANK, TILE_SETS, BadTiles, TileSet, UnknownTileSet, tile_set
 

@@ -21,8 +21,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .board import BadCoordinate, Coordinate
-from .game import (ChallengeBonus, EndRackPoints, Event, Exchanged, Game, GameRules, IllegalEvent,
-                   Passed, PhonyWithdrawn, PlayMade, RackPenalty, TimePenalty)
+from .game import Game, GameRules, IllegalEvent
+from .events import (ChallengeBonus, EndRackPoints, Event, Exchanged, Passed, PhonyWithdrawn, PlayMade,
+                     RackPenalty, TimePenalty)
 from .gcg import GcgError, GcgMove, GcgRecord, MoveKind, is_count
 from .play import IllegalPlay, Play
 from .tiles import BLANK, ENGLISH, TILE_SETS, BadTiles, TileSet, tile_set

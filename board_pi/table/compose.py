@@ -13,7 +13,8 @@ import random
 import sys
 
 from ..rules.board import Board, write_cell
-from ..rules.game import ChallengeBonus, Exchanged, Game, GameRules, ChallengeRule, Passed, PhonyWithdrawn, PlayMade
+from ..rules.game import Game, GameRules, ChallengeRule
+from ..rules.events import ChallengeBonus, Exchanged, Passed, PhonyWithdrawn, PlayMade
 from ..rules.gcg import GcgMove, GcgPlayer, GcgRecord, parse_gcg, write_gcg
 from ..rules.replay import replay
 from ..rules.movegen import candidate_plays

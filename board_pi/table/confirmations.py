@@ -13,7 +13,8 @@ from __future__ import annotations
 from ..clock import ClockError
 from ..rules.board import BadCoordinate, Square
 from ..rules.codec import event_to_dict
-from ..rules.game import IllegalEvent, Passed
+from ..rules.game import IllegalEvent
+from ..rules.events import Passed
 from ..rules.play import IllegalPlay, Placement, Play, check_placements
 from ..rules.tiles import BLANK
 from .errors import TableError

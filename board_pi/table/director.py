@@ -10,7 +10,8 @@ from typing import Sequence
 from ..clock import ClockError
 from ..rules.board import BadCoordinate
 from ..rules.codec import event_to_dict
-from ..rules.game import ChallengeRule, IllegalEvent, PlayMade
+from ..rules.game import ChallengeRule, IllegalEvent
+from ..rules.events import PlayMade
 from ..rules.judge import NotAWord, Verdict, WordJudge
 from ..rules.play import IllegalPlay, Play
 from .errors import TableError

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from ..rules.codec import event_to_dict
-from ..rules.game import Event
+from ..rules.events import Event
 from .errors import NotRecorded
 from .kinds import Pending
 from .store import KEEP, JournalError

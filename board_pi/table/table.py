@@ -34,7 +34,8 @@ from typing import Any, Callable, Sequence
 from ..clock import ClockController, ClockError, GameClock, TimeControl
 from ..rules.board import Board
 from ..rules.codec import event_from_dict, rules_from_dict, rules_to_dict
-from ..rules.game import ChallengeRule, Event, Game, GameRules
+from ..rules.game import ChallengeRule, Game, GameRules
+from ..rules.events import Event
 from ..rules.gcg import record_from_game, write_gcg
 from ..rules.judge import WordJudge
 from .bus import EventBus

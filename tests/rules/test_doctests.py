@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["board_pi.rules.tiles", "board_pi.rules.board", "board_pi.rules.play", "board_pi.rules.scoring",
-           "board_pi.rules.game", "board_pi.rules.lexicon", "board_pi.rules.judge", "board_pi.rules.gcg", "board_pi.rules.replay"]
+           "board_pi.rules.events", "board_pi.rules.game", "board_pi.rules.lexicon", "board_pi.rules.judge", "board_pi.rules.gcg", "board_pi.rules.replay"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -8,10 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from board_pi.rules.board import Square
-from board_pi.rules.game import (ChallengeBonus, ChallengeJudged, ChallengeRule, EndRackPoints,
-                                 Game, GameEnded, GameRules, IllegalEvent, Passed,
-                                 PhonyWithdrawn, PlayMade, PlayRefused, RackPenalty, TimePenalty,
-                                 TurnLost)
+from board_pi.rules.game import ChallengeRule, Game, GameRules, IllegalEvent, PlayRefused
+from board_pi.rules.events import (ChallengeBonus, ChallengeJudged, EndRackPoints, GameEnded, Passed,
+                                   PhonyWithdrawn, PlayMade, RackPenalty, TimePenalty, TurnLost)
 from board_pi.rules.judge import WordJudge
 from board_pi.rules.lexicon import Lexicon
 from board_pi.rules.play import Placement, Play

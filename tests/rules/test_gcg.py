@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from board_pi.rules.board import Direction, Square
-from board_pi.rules.game import (ChallengeBonus, ChallengeJudged, ChallengeRule, EndRackPoints,
-                                 Exchanged, Game, GameRules, IllegalEvent, Passed, PhonyWithdrawn,
-                                 PlayMade, RackPenalty, TimePenalty, TurnLost)
+from board_pi.rules.game import ChallengeRule, Game, GameRules, IllegalEvent
+from board_pi.rules.events import (ChallengeBonus, ChallengeJudged, EndRackPoints, Exchanged, Passed,
+                                   PhonyWithdrawn, PlayMade, RackPenalty, TimePenalty, TurnLost)
 from board_pi.rules.gcg import (GcgError, GcgMove, GcgPlayer, GcgRecord, decode_gcg, parse_gcg, read_gcg,
                                 record_from_game, write_gcg)
 from board_pi.rules.replay import guess_tiles, replay

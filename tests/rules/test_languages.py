@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from board_pi.rules.board import Board, Square
 from board_pi.rules.codec import event_from_dict, event_to_dict
-from board_pi.rules.game import Exchanged, Game, GameRules, IllegalEvent, PlayMade
+from board_pi.rules.game import Game, GameRules, IllegalEvent
+from board_pi.rules.events import Exchanged, PlayMade
 from board_pi.rules.gcg import GcgError, MoveKind, parse_gcg, record_from_game, write_gcg
 from board_pi.rules.replay import replay
 from board_pi.rules.judge import NotAWord, WordJudge

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from board_pi.rules.game import ChallengeBonus, Exchanged, Passed, PhonyWithdrawn
+from board_pi.rules.events import ChallengeBonus, Exchanged, Passed, PhonyWithdrawn
 from board_pi.rules.gcg import read_gcg
 from board_pi.rules.judge import WordJudge
 from board_pi.rules.lexicon import Lexicon
