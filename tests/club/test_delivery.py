@@ -3,6 +3,7 @@ through a broker killed mid-game, a table's connection cut, and restarts of the 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,43 @@ def test_a_tables_connection_cut_and_mended_delivers_its_backlog_in_order(broker
         wait_for(lambda: hub_has_everything(hub, 4, sim) and hub.store.results(), timeout=30, bus=hub.bus,
                  what="the backlog and the result")
         assert_once_in_order(hub, 4, sim)
+    finally:
+        pub.stop()
+        proxy.close()
+        hub.stop()
+
+
+def test_a_two_minute_cut_while_the_table_plays_on_loses_and_doubles_nothing(broker, tmp_path):
+    """The issue's cut, in real time: two minutes without the network while the players go on at
+    a club's pace (a move every ten seconds or so). Past the broker's keep-alive the table is
+    offline at the hub; when the network is back its journal delivers the lot, once, in order."""
+    hub = start_hub(broker, tmp_path / "hub")
+    proxy = TcpCut(broker.port)
+    sim = SimTable(tmp_path / "t4")
+    pub = TablePublisher(table_settings(f"mqtt://table-4:{table_password(4)}@127.0.0.1:{proxy.port}", 4),
+                         sim.table, sim.table.journal, sim.data)
+    sim.on_finished = pub.game_finished
+    pub.start()
+    try:
+        sim.play(4)
+        wait_for(lambda: hub_has_everything(hub, 4, sim), bus=hub.bus, what="the first moves")
+        proxy.cut()
+        cut_at = time.monotonic()
+        before = hub.last_seq(4)
+        while time.monotonic() - cut_at < 120:
+            if not sim.over:
+                sim.step()
+            time.sleep(10)
+        assert hub.last_seq(4) == before, "nothing crossed the cut"
+        assert not next(t for t in hub.store.tables() if t["table"] == 4)["online"]
+        assert pub.backlog > 0
+        proxy.mend()
+        wait_for(lambda: hub_has_everything(hub, 4, sim), timeout=30, bus=hub.bus, what="the backlog")
+        sim.play()
+        wait_for(lambda: hub_has_everything(hub, 4, sim) and hub.store.results(), timeout=30, bus=hub.bus,
+                 what="the rest of the game and its result")
+        assert_once_in_order(hub, 4, sim)
+        assert next(t for t in hub.store.tables() if t["table"] == 4)["online"]
     finally:
         pub.stop()
         proxy.close()
