@@ -36,7 +36,9 @@ def cmd_read(args: argparse.Namespace) -> int:
         image = load_image(args.image)
         corners = grid_corners(image, args.corners, args.image)
         reader = Reader(profile=profile, tiles=tiles)
-        reading = reader.read(image, corners) if args.corners else reader.read_upright(image, corners)
+        # A photo of a game: a tile alone, away from every other, is no tile (Reader.read, played).
+        reading = (reader.read(image, corners, played=True) if args.corners
+                   else reader.read_upright(image, corners, played=True))
     except NoBoard as e:
         print(f"board-pi read: {e}", file=sys.stderr)
         return 1

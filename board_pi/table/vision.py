@@ -157,7 +157,7 @@ class VisionReader:
         # calibration frame of the empty board says what each square looks like empty.
         committed = [_row_text(r) for r in self._ref_grid] if self._ref_grid else None
         empty = getattr(getattr(self.tracker, "calibration", None), "empty", None)
-        reading = (self.reader.read(frame, corners, squares=squares, committed=committed, empty=empty)
+        reading = (self.reader.read(frame, corners, squares=squares, committed=committed, empty=empty, played=True)
                    if squares else None)
         grid = [list(r) for r in self._ref_grid] if self._ref_grid else [["."] * N for _ in range(N)]
         conf = self._ref_conf.copy() if self._ref_conf is not None else np.ones((N, N), np.float32)

@@ -115,3 +115,33 @@ def decode(probs: np.ndarray, classes: Sequence[str], limits: Mapping[str, int])
             count[choice[square]] -= 1
             choice[square] = to
             count[to] += 1
+
+
+SURE_EMPTY = 0.5
+"""A square read as empty with at least this belief counts as empty beside a lone tile."""
+
+
+def lone_tiles(tiles: np.ndarray, sure_empty: np.ndarray) -> np.ndarray:
+    """The squares of ``tiles`` (15x15, True where a tile is read or stands) that no game can
+    leave as they are: a tile with no tile beside it (above, below, left or right), every square
+    beside it surely empty (``sure_empty``). A play is two tiles or more in a line, and every
+    later play touches the tiles already down, so on a board in play every tile has a
+    neighbour; a lone one is the print of a premium square, a reflection or a stray mark read
+    as a tile. Only the rules of placement are used, never a word list.
+
+    >>> t = np.zeros((15, 15), bool); t[7, 6:9] = True; t[1, 1] = True   # a word, and one stray
+    >>> [tuple(map(int, q)) for q in zip(*np.nonzero(lone_tiles(t, ~t)))]
+    [(1, 1)]
+    >>> bool(lone_tiles(t, np.zeros((15, 15), bool)).any())  # a doubtful neighbour: kept
+    False
+    """
+    tiles = np.asarray(tiles, bool)
+    n = tiles.shape[0]
+    padded_tiles = np.pad(tiles, 1)
+    padded_empty = np.pad(np.asarray(sure_empty, bool), 1, constant_values=True)  # off the board
+    neighbour_tile = np.zeros_like(tiles)
+    all_empty = np.ones_like(tiles)
+    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+        neighbour_tile |= padded_tiles[1 + dr:1 + dr + n, 1 + dc:1 + dc + n]
+        all_empty &= padded_empty[1 + dr:1 + dr + n, 1 + dc:1 + dc + n]
+    return tiles & ~neighbour_tile & all_empty

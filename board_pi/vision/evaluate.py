@@ -159,7 +159,7 @@ def evaluate_real(reader: Reader, folder: Path) -> dict:
     train = Tally()
     for name, img, truth, corners in real_boards(folder):
         t = Tally()
-        grid = reader.read(cv2.imread(str(img)), corners).grid
+        grid = reader.read(cv2.imread(str(img)), corners, played=True).grid
         t.add(truth, grid, tag=f"{name} ")
         if split.part(img.name) == "tuning":
             train.add(truth, grid, tag=f"{name} ")
@@ -184,7 +184,7 @@ def evaluate_photos(reader: Reader, photos: list[tuple[str, Path, list[str], np.
 
     t = Tally()
     for name, img, truth, corners in photos:
-        t.add(truth, reader.read(cv2.imread(str(img)), corners).grid, tag=f"{name} ")
+        t.add(truth, reader.read(cv2.imread(str(img)), corners, played=True).grid, tag=f"{name} ")
     return t.figures()
 
 

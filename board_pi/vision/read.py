@@ -29,7 +29,7 @@ import numpy as np
 
 from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
-from board_pi.vision.decode import decode, tile_limits
+from board_pi.vision.decode import SURE_EMPTY, decode, lone_tiles, tile_limits
 from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, square_colours, tile_colour,
                                    weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr
@@ -379,7 +379,8 @@ class Reader:
 
     def read(self, image: np.ndarray, corners: np.ndarray,
              squares: Sequence[tuple[int, int]] | None = None, look_again: bool = True,
-             committed: Sequence[str] | None = None, empty: EmptyLook | None = None) -> Reading:
+             committed: Sequence[str] | None = None, empty: EmptyLook | None = None,
+             played: bool = False) -> Reading:
         """Read the board in ``image`` whose grid has ``corners``; only ``squares`` if given.
 
         The squares read are decoded together (:func:`~board_pi.vision.decode.decode`): the
@@ -397,6 +398,12 @@ class Reader:
         tells apart (an empty square beside a tile's side and shadow, a blank tile on a square
         of its colour) reads differently from a slightly different cut, while a clear tile reads
         the same from all of them. Nothing but the picture is consulted.
+
+        ``played``: the board is one a game has made (a photo of a game, a table's board), so a
+        tile read with no tile beside it and only surely empty squares around is no tile
+        (:func:`~board_pi.vision.decode.lone_tiles`: the print of a premium square, a
+        reflection); it is read as empty, with the low belief the model gave empty. Not for
+        rendered boards of tiles strewn at random.
         """
         try:
             image = as_bgr(image)
@@ -421,7 +428,30 @@ class Reader:
         for (r, c), pr, k in zip(sq, p, self.decode(p, sq, committed)):
             grid[r][c] = self.classes[k]
             conf[r, c] = pr[k]
+        if played and len(sq):
+            self._drop_lone_tiles(grid, conf, sq, p, committed)
         return Reading(tuple(row_text(row) for row in grid), conf, corners)
+
+    def _drop_lone_tiles(self, grid: list[list[str]], conf: np.ndarray, squares: Sequence[tuple[int, int]],
+                         probs: np.ndarray, committed: Sequence[str] | None) -> None:
+        """Squares read as lone tiles (see :meth:`read`, ``played``) become empty, doubtful."""
+        read = set(squares)
+        tiles = np.zeros((N, N), bool)
+        sure_empty = np.zeros((N, N), bool)
+        for r, row in enumerate(committed or [EMPTY_CLASS * N] * N):
+            for c, t in enumerate(split_row(row)):
+                if (r, c) not in read:
+                    tiles[r, c] = t != EMPTY_CLASS
+                    sure_empty[r, c] = t == EMPTY_CLASS
+        for r, c in squares:
+            tiles[r, c] = grid[r][c] != EMPTY_CLASS
+            sure_empty[r, c] = grid[r][c] == EMPTY_CLASS and conf[r, c] >= SURE_EMPTY
+        lone = lone_tiles(tiles, sure_empty)
+        empty = self.classes.index(EMPTY_CLASS)
+        for (r, c), pr in zip(squares, probs):
+            if lone[r, c]:
+                grid[r][c] = EMPTY_CLASS
+                conf[r, c] = pr[empty]
 
     def weigh_colour(self, probs: np.ndarray, squares: Sequence[tuple[int, int]], warped: np.ndarray,
                      committed: Sequence[str] | None = None, empty: EmptyLook | None = None) -> np.ndarray:
@@ -458,13 +488,13 @@ class Reader:
     TURN_VOTERS = 24
     """The most tiles read at each of the four turns: enough to decide, and a bound on the time."""
 
-    def read_upright(self, image: np.ndarray, corners: np.ndarray) -> Reading:
+    def read_upright(self, image: np.ndarray, corners: np.ndarray, played: bool = False) -> Reading:
         """Read the board whichever way up it lies in the photo: the tiles are read at all four
         turns and the likeliest kept (the premium layout is the same all four ways; a tile's
         letter is not). :attr:`Reading.turn` says which, and whether there were enough tiles to
         tell (:attr:`TURN_TILES`); too few, and the corners are kept as given. The tiles' point
-        values vote as well, where they can be seen."""
-        reading = self.read(image, corners)
+        values vote as well, where they can be seen. ``played`` as for :meth:`read`."""
+        reading = self.read(image, corners, played=played)
         try:
             image = as_bgr(image)
         except FrameSourceError as e:
@@ -500,7 +530,7 @@ class Reader:
         turn = Turn(90 * k, len(sure), float(post[k]), True)
         if k == 0:
             return replace(reading, turn=turn)
-        return replace(self.read(image, np.roll(corners, -k, axis=0)), turn=turn)
+        return replace(self.read(image, np.roll(corners, -k, axis=0), played=played), turn=turn)
 
     def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]], p0: np.ndarray) -> np.ndarray:
         """Class probabilities averaged over the centred cut (``p0``) and four shifted ones."""

@@ -3,13 +3,15 @@ on small boards, and on a whole board read from a rendered photo."""
 
 from __future__ import annotations
 
+import doctest
 import itertools
 
 import numpy as np
 import pytest
 
 from board_pi.rules.tiles import ENGLISH
-from board_pi.vision.decode import decode, tile_limits
+from board_pi.vision import decode as decode_module
+from board_pi.vision.decode import decode, lone_tiles, tile_limits
 
 
 def _cost(p: np.ndarray, choice: np.ndarray) -> float:
@@ -121,3 +123,58 @@ def test_tiles_already_committed_count_against_the_set(photo) -> None:
     # The committed rows of the squares being read do not count: they are what is read anew.
     committed = ["." * 15] * 6 + ["...Z..........."] + ["." * 15] * 8
     assert reader.read(r.image, r.corners, squares=[(6, 3)], committed=committed).grid[6][3] == "Z"
+
+
+def test_the_modules_examples_hold() -> None:
+    result = doctest.testmod(decode_module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def _board(*squares: tuple[int, int]) -> np.ndarray:
+    t = np.zeros((15, 15), bool)
+    for q in squares:
+        t[q] = True
+    return t
+
+
+def test_a_tile_alone_is_lone_wherever_it_lies_even_on_the_centre_star() -> None:
+    for q in [(7, 7), (0, 0), (14, 14), (0, 7), (3, 11)]:
+        t = _board(q)
+        assert lone_tiles(t, ~t)[q]
+
+
+def test_tiles_of_a_game_are_never_lone() -> None:
+    # Words crossing and touching, to every edge of the board.
+    t = _board(*[(7, c) for c in range(3, 12)], *[(r, 6) for r in range(0, 8)], *[(r, 11) for r in range(7, 15)],
+               (14, 12), (14, 13), (14, 14))
+    assert not lone_tiles(t, ~t).any()
+
+
+def test_a_tile_beside_a_doubtful_square_is_kept() -> None:
+    # Its neighbour may be a tile the model missed (a blank on a square of its colour).
+    t = _board((4, 4))
+    sure_empty = ~t
+    sure_empty[4, 5] = False
+    assert not lone_tiles(t, sure_empty).any()
+    sure_empty[4, 5] = True
+    assert lone_tiles(t, sure_empty)[4, 4]
+
+
+def test_the_print_of_premium_squares_on_an_empty_real_board_is_no_tile(shared_data) -> None:
+    """The 2015 game's empty vintage board (a tuning photo): the model reads the print of eleven
+    DOUBLE WORD SCORE and DOUBLE LETTER SCORE squares as letters, each alone; a game's board
+    cannot hold a lone tile, so read as the photo of a game it is empty."""
+    from board_pi.vision.frames import load_image
+    from board_pi.vision.locate import find_board
+    from board_pi.vision.read import Reader
+
+    image = load_image(shared_data / "real-photos" / "jheidel-game" / "IMG_20151016_165320.jpg")
+    found = find_board(image)
+    assert found is not None
+    reader = Reader()
+    as_any = reader.read(image, found.corners)
+    assert sum(ch != "." for row in as_any.grid for ch in row) >= 3  # what the rule is for
+    as_played = reader.read(image, found.corners, played=True)
+    assert all(row == "." * 15 for row in as_played.grid)
+    was_tile = [(r, c) for r in range(15) for c in range(15) if as_any.grid[r][c] != "."]
+    assert all(as_played.confidence[q] < 0.5 for q in was_tile)  # said to be doubtful, not sure

@@ -145,8 +145,21 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
+def _played_board(seed: int):
+    """A rendered board a game could leave: no tile without a tile beside it (``board-pi read``
+    reads photos of games, and takes a lone tile for a mark on the board)."""
+    from board_pi.rules.board import split_row
+    from board_pi.vision.decode import lone_tiles
+
+    cells = [split_row(row) for row in game_like_rows(np.random.default_rng(seed))]
+    tiles = np.array([[ch != "." for ch in row] for row in cells])
+    lone = lone_tiles(tiles, ~tiles)
+    rows = ["".join("." if lone[r, c] else ch for c, ch in enumerate(row)) for r, row in enumerate(cells)]
+    return rows, render_board(rows, seed=seed)
+
+
 def test_command_prints_the_grid_and_json(tmp_path):
-    rows, r = _board(SEEDS[2])
+    rows, r = _played_board(SEEDS[2])
     path = tmp_path / "frame.png"
     cv2.imwrite(str(path), r.image)
     corners = ",".join(f"{v:.2f}" for v in r.corners.reshape(-1))
