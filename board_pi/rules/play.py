@@ -21,7 +21,7 @@ square: ``8H [CH]E`` or, in Spanish, ``8H CHE``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from .board import EMPTY, BadCoordinate, Board, Coordinate, Direction, Square
 from .tiles import BadTiles, TileSet
@@ -215,3 +215,70 @@ def words_formed(board: Board, placements: Iterable[Placement], line: Line) -> l
         if n > 1:
             words.append([first.step(cross, i) for i in range(n)])
     return words
+
+
+def split_plays(board: Board, new: dict[Square, str], tiles: TileSet,
+                acceptable: Callable[[list[str]], bool] | None = None, budget: int = 5000) -> list[dict[Square, str]] | None:
+    """New tiles that are no single play, as a sequence of plays that makes them, or None.
+
+    Photos of a game taken at each press miss one now and then; the next photo then shows two
+    plays or more at once. Each play of the sequence is legal on the board the ones before it
+    leave, and with ``acceptable`` (a word judge), every word it forms is acceptable (a word
+    with a blank, ``?`` among ``new``, is not judged: its letter is chosen later). Longer plays
+    are tried first, so the answer has as few plays as the search finds; ``budget`` bounds the
+    plays tried. Which of several sequences the players made the picture cannot tell.
+
+    >>> from board_pi.rules.tiles import ENGLISH
+    >>> b = Board()
+    >>> for i, ch in enumerate("CAT"): b[Square(7, 6 + i)] = ch      # CAT across at 8G
+    >>> new = {Square(8, 8): "O", Square(9, 8): "P", Square(9, 9): "E"}  # TOP down, then PE across
+    >>> words = {"CAT", "TOP", "PE"}.__contains__
+    >>> [" ".join(f"{q}={t}" for q, t in sorted(p.items()))
+    ...  for p in split_plays(b, new, ENGLISH, lambda ws: all(map(words, ws)))]
+    ['I9=O I10=P', 'J10=E']
+    """
+    left = [budget]
+
+    def legal(b: Board, play: dict[Square, str]) -> bool:
+        stand_in = [Placement(q, tiles.letters[0] if t == "?" else t) for q, t in play.items()]
+        try:
+            line = check_placements(b, stand_in, tiles)
+        except IllegalPlay:
+            return False
+        if acceptable is None:
+            return True
+        words = [[(play.get(s) or b[s]) for s in w] for w in words_formed(b, stand_in, line)]
+        return acceptable(["".join(w).upper() for w in words if "?" not in w])
+
+    def candidates(rest: dict[Square, str]) -> list[dict[Square, str]]:
+        found: dict[frozenset[Square], dict[Square, str]] = {}
+        for key in (lambda q: (0, q.row), lambda q: (1, q.col)):
+            lines: dict[tuple[int, int], list[Square]] = {}
+            for q in rest:
+                lines.setdefault(key(q), []).append(q)
+            for squares in lines.values():
+                squares.sort()
+                for i in range(len(squares)):
+                    for j in range(i, len(squares)):
+                        part = frozenset(squares[i:j + 1])
+                        found.setdefault(part, {q: rest[q] for q in part})
+        return sorted(found.values(), key=lambda p: (-len(p), sorted(p)))
+
+    def search(b: Board, rest: dict[Square, str]) -> list[dict[Square, str]] | None:
+        if not rest:
+            return []
+        for play in candidates(rest):
+            if left[0] <= 0:
+                return None
+            left[0] -= 1
+            if not legal(b, play):
+                continue
+            after = b.copy()
+            for q, t in play.items():
+                after[q] = tiles.letters[0] if t == "?" else t
+            tail = search(after, {q: t for q, t in rest.items() if q not in play})
+            if tail is not None:
+                return [play] + tail
+        return None
+
+    return search(board, dict(new))

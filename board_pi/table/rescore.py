@@ -24,7 +24,7 @@ from ..rules.board import Board, Square
 from ..rules.game import Game, GameRules, IllegalEvent
 from ..rules.gcg import record_from_game, write_gcg
 from ..rules.lexicon import Lexicon
-from ..rules.play import IllegalPlay
+from ..rules.play import IllegalPlay, check_placements, split_plays
 from ..rules.tiles import TileSet
 from .reading import DOUBT_BELOW, BoardChange, BoardReading, blank_options, compare, placements_with_letters
 from .vision import VisionReader
@@ -92,7 +92,9 @@ def rescore(frames: Sequence[tuple[str, np.ndarray]], tiles: TileSet, players: S
         cal = calibrate(first, use_markers=True)
     except CalibrationError:
         raise RescoreError(f"{first_name}: no board found in the first frame") from None
-    eyes = VisionReader(reader=reader, tracker=Tracker(cal))
+    # Each frame is the only one of its press: a board not where it was is looked for at once
+    # (a hand-held camera, a board nudged), not waited for as a live camera waits out an arm.
+    eyes = VisionReader(reader=reader, tracker=Tracker(cal, search_after_hidden=1))
     game = Game(list(players), GameRules(tiles=tiles))
     out = Rescored(game, lexicon=lexicon.name if lexicon is not None else "")
     seen = eyes.read(first)
@@ -177,8 +179,8 @@ def _withdraw_if_taken_off(game: Game, change: BoardChange, out: Rescored, name:
 
 def _turn(game: Game, change: BoardChange, reading: BoardReading, out: Rescored, name: str,
           lexicon: Lexicon | None) -> None:
-    """The turn this frame shows: a play from the new tiles, or a pass."""
-    player = game.state.turn
+    """The turn this frame shows: a play from the new tiles (or several, when presses were not
+    photographed), or a pass."""
     if not change.new:
         _pass(game, out)
         return
@@ -186,8 +188,81 @@ def _turn(game: Game, change: BoardChange, reading: BoardReading, out: Rescored,
         if q in change.new:
             letter, conf = reading.at(q)
             out.doubtful.append(f"{name}: {q} read as {letter} ({conf:.0%} sure)")
+    for part in _plays_in(game.state.board, dict(change.new), game.rules.tiles, lexicon, out, name):
+        _play(game, part, out, name, lexicon)
+
+
+def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lexicon | None, out: Rescored,
+              name: str) -> list[dict[Square, str]]:
+    """The play or plays that the new tiles of one frame are.
+
+    One play when they can be (a phony is one play too: its words are not judged here). Else, in
+    this order: several plays whose words are all acceptable (presses without a photo of their
+    own); one play or several with a blank the camera did not see (a plain wooden blank on a
+    square of its colour), on an empty square beside the new tiles, whose letter makes the words
+    acceptable; several plays whatever their words. Each guess is listed. Failing all, the
+    tiles as they are (then not a play: taken as a pass, listed)."""
+    if _placeable(board, new, tiles):
+        return [new]
+    judge = (lambda words: all(w in lexicon for w in words)) if lexicon is not None else None
+    parts = split_plays(board, new, tiles, judge) if judge is not None else None
+    if parts:
+        out.doubtful.append(f"{name}: {len(parts)} plays in one frame (a press without a photo of its own); "
+                            "taken in the likeliest order, the players taking turns")
+        return parts
+    if judge is not None and _blanks_left(board, new, tiles) > 0:
+        # One play first, then several; the blank as each letter in turn, its words judged.
+        beside = [(q, {**new, q: letter.lower()}) for q in _empty_beside(board, new) for letter in tiles.letters]
+        for q, with_blank in beside:
+            if _placeable(board, with_blank, tiles) and split_plays(board, with_blank, tiles, judge, budget=1):
+                out.doubtful.append(f"{name}: a blank tile not seen on {q} makes the new tiles one play; "
+                                    f"taken as there, as {with_blank[q].upper()}")
+                return [with_blank]
+        for q, with_blank in beside:
+            parts = split_plays(board, with_blank, tiles, judge, budget=100)
+            if parts:
+                out.doubtful.append(f"{name}: a blank tile not seen on {q} (as {with_blank[q].upper()}) and "
+                                    f"{len(parts)} plays in one frame (a press without a photo of its own); "
+                                    "taken in the likeliest order")
+                return parts
+    parts = split_plays(board, new, tiles)
+    if parts:
+        out.doubtful.append(f"{name}: {len(parts)} plays in one frame, not all of their words acceptable; "
+                            "taken in the order found, the players taking turns")
+        return parts
+    return [new]
+
+
+def _placeable(board: Board, new: dict[Square, str], tiles: TileSet) -> bool:
+    """Whether ``new`` can be one play as placed (a blank standing for any letter)."""
+    try:
+        check_placements(board, placements_with_letters(new, {q: tiles.letters[0] for q, t in new.items()
+                                                              if t == "?"}), tiles)
+    except IllegalPlay:
+        return False
+    return True
+
+
+def _blanks_left(board: Board, new: dict[Square, str], tiles: TileSet) -> int:
+    on_board = sum(1 for _, t in board.tiles() if t.islower() or t == "?")
+    return tiles.full_bag().get("?", 0) - on_board - sum(t == "?" for t in new.values())
+
+
+def _empty_beside(board: Board, new: dict[Square, str]) -> list[Square]:
+    """Empty squares beside the new tiles (not new themselves), in board order."""
+    out = set()
+    for q in new:
+        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            n = Square(q.row + dr, q.col + dc)
+            if n.on_board(board.size) and n not in new and not board.occupied(n):
+                out.add(n)
+    return sorted(out)
+
+
+def _play(game: Game, new: dict[Square, str], out: Rescored, name: str, lexicon: Lexicon | None) -> None:
+    """``new`` as the next player's play; a pass, listed, when the tiles are not one."""
+    player = game.state.turn
     board = game.state.board
-    new = dict(change.new)
     letters = _blank_letters(board, new, game.rules.tiles, lexicon, out, name)
     placements = placements_with_letters(new, letters)
     try:

@@ -413,11 +413,14 @@ class Tracker:
     """
 
     #: After this many frames in a row with the grid hidden, look for the board elsewhere: it
-    #: may have been carried off and put down again, leaving its old place empty.
+    #: may have been carried off and put down again, leaving its old place empty. (A camera
+    #: watching the table waits out an arm over the board; photos, one per press, cannot wait.)
     SEARCH_AFTER_HIDDEN = 10
 
-    def __init__(self, cal: Calibration, path: str | Path | None = None, min_orientation_confidence: float = 0.3) -> None:
+    def __init__(self, cal: Calibration, path: str | Path | None = None, min_orientation_confidence: float = 0.3,
+                 search_after_hidden: int = SEARCH_AFTER_HIDDEN) -> None:
         self.calibration = cal
+        self.search_after_hidden = search_after_hidden
         self.path = Path(path) if path else None
         self.min_orientation_confidence = min_orientation_confidence
         self.moves = 0
@@ -433,7 +436,7 @@ class Tracker:
             return cal.location
         if result.reason == "hidden":
             self.hidden_frames += 1
-            if self.hidden_frames < self.SEARCH_AFTER_HIDDEN:
+            if self.hidden_frames < self.search_after_hidden:
                 return None
             self.hidden_frames = 0
         loc = self._find_again(frame)

@@ -6,7 +6,7 @@ import pytest
 
 from board_pi.rules.board import Board, Direction, Square
 from board_pi.rules.play import (IllegalPlay, Placement, Play, check_placements, play_notation,
-                                 words_formed)
+                                 split_plays, words_formed)
 from board_pi.rules.tiles import ENGLISH
 
 
@@ -223,3 +223,82 @@ def test_play_notation_writes_dots_for_played_through_tiles() -> None:
     assert str(play_notation(b, tiles("H9=A", "H10=T"), ENGLISH)) == "H8 .AT"
     with pytest.raises(IllegalPlay, match="gap"):
         play_notation(b, tiles("H9=A", "H11=T"), ENGLISH)
+
+
+# --- plays in one photo ---------------------------------------------------------------------
+
+
+def _real_games() -> list[list[Play]]:
+    """The plays of the shared English records (skipped where the shared data is absent)."""
+    from tests.conftest import shared_data_dir
+
+    from board_pi.rules.events import PhonyWithdrawn, PlayMade
+    from board_pi.rules.gcg import read_gcg
+    from board_pi.rules.replay import replay
+
+    d = shared_data_dir()
+    if d is None:
+        pytest.skip("../shared/data is not present")
+    games = []
+    for path in sorted((d / "gcg" / "macondo").glob("*.gcg"))[:8]:
+        report = replay(read_gcg(path))
+        if report.tiles is not ENGLISH:
+            continue
+        plays: list[Play] = []
+        for e in report.game.events:
+            if isinstance(e, PlayMade):
+                plays.append(e.play)
+            elif isinstance(e, PhonyWithdrawn):  # its tiles came off again
+                plays.pop()
+        games.append(plays)
+    return games
+
+
+def test_two_real_plays_seen_at_once_come_apart_into_legal_plays_covering_them() -> None:
+    for plays in _real_games():
+        board = Board()
+        for first, second in zip(plays, plays[1:]):
+            p1 = first.placements(board, ENGLISH)
+            after = board.copy()
+            for q in p1:
+                after[q.square] = q.tile
+            p2 = second.placements(after, ENGLISH)
+            both = {q.square: q.tile for q in p1 + p2}
+            parts = split_plays(board, both, ENGLISH)
+            assert parts is not None, (first, second)
+            assert sorted(q for part in parts for q in part) == sorted(both)  # each tile once
+            b = board.copy()
+            for part in parts:  # each legal on the board the ones before it leave
+                check_placements(b, [Placement(q, t) for q, t in part.items()], ENGLISH)
+                for q, t in part.items():
+                    b[q] = t
+            if len(p1) and check_placements_ok(board, both):
+                assert len(parts) == 1
+            board = after
+
+
+def check_placements_ok(board: Board, new: dict[Square, str]) -> bool:
+    try:
+        check_placements(board, [Placement(q, t) for q, t in new.items()], ENGLISH)
+    except IllegalPlay:
+        return False
+    return True
+
+
+def test_one_play_stays_one_and_tiles_no_plays_can_make_give_none() -> None:
+    b = board_with("8D WINDY")
+    one = {Square.parse("C7"): "G", Square.parse("D7"): "A", Square.parse("E7"): "L", Square.parse("F7"): "E"}
+    assert split_plays(b, one, ENGLISH) == [one]
+    far = {Square.parse("A1"): "A", Square.parse("B1"): "T", Square.parse("O15"): "X"}
+    assert split_plays(b, far, ENGLISH) is None  # not touching anything, in any order
+
+
+def test_the_judge_decides_between_orders() -> None:
+    # CAT, then O and P down from its T (TOP) and E beside the P: TOP then PE, never an order
+    # that makes a word the judge refuses.
+    b = board_with("8G CAT")
+    new = {Square.parse("I9"): "O", Square.parse("I10"): "P", Square.parse("J10"): "E"}
+    words = {"CAT", "TOP", "PE"}
+    parts = split_plays(b, new, ENGLISH, lambda ws: all(w in words for w in ws))
+    assert parts == [{Square.parse("I9"): "O", Square.parse("I10"): "P"}, {Square.parse("J10"): "E"}]
+    assert split_plays(b, new, ENGLISH, lambda ws: False) is None

@@ -91,6 +91,22 @@ def test_tiles_taken_off_withdraw_the_play_and_a_still_board_is_a_pass(tmp_path:
     assert gcg.count(" - +0 ") == 2  # two passes
 
 
+def test_a_press_without_a_photo_gives_two_plays_in_one_frame_taken_in_turn(tmp_path: Path) -> None:
+    # Bob's GALE was not photographed: the frame after Ann's HE shows both. Each is a play on
+    # the board before it; the only order in which both are plays is GALE, then HE.
+    plays = ["8D WINDY", "7C GALE", "9E HE"]
+    states = boards(plays)
+    paths = frames(tmp_path, [states[0], states[1], states[3]])
+    r = rescore("--players", "Ann,Bob", "--json", *paths)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    want = scores(plays)
+    assert [(m["player"], m["position"], m["word"], m["score"]) for m in out["moves"]] == [
+        ("Ann", "8D", "WINDY", want[0]), ("Bob", "7C", "GALE", want[1]), ("Ann", "9E", "HE", want[2])]
+    assert out["play_points"] == [want[0] + want[2], want[1]]
+    assert len(out["doubtful"]) == 1 and "2 plays in one frame" in out["doubtful"][0]
+
+
 def test_bad_input_is_a_message_and_exit_2(tmp_path: Path) -> None:
     blank = tmp_path / "nothing.png"
     cv2.imwrite(str(blank), np.full((480, 640, 3), 128, np.uint8))
