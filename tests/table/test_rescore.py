@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,6 +106,25 @@ def test_a_press_without_a_photo_gives_two_plays_in_one_frame_taken_in_turn(tmp_
         ("Ann", "8D", "WINDY", want[0]), ("Bob", "7C", "GALE", want[1]), ("Ann", "9E", "HE", want[2])]
     assert out["play_points"] == [want[0] + want[2], want[1]]
     assert len(out["doubtful"]) == 1 and "2 plays in one frame" in out["doubtful"][0]
+
+
+def test_a_blank_the_camera_missed_is_found_where_it_makes_the_new_tiles_a_play(tmp_path: Path) -> None:
+    # Bob's GA?E at 7C with a blank on E7 that the photo does not show (a plain blank on a square
+    # of its colour): G, A and E alone leave a gap. A blank there, as a letter the word list
+    # takes for both GA?E and the word it makes down with WINDY's I, makes them one play.
+    before = boards(["8D WINDY"])
+    after = [list(r) for r in before[-1]]
+    for col, letter in ((2, "G"), (3, "A"), (5, "E")):
+        after[6][col] = letter
+    paths = frames(tmp_path, before + [["".join(r) for r in after]])
+    r = rescore("--players", "Ann,Bob", "--json", *paths)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    (ann, bob) = out["moves"]
+    assert (ann["word"], bob["position"]) == ("WINDY", "7C") and re.fullmatch("GA[a-z]E", bob["word"])
+    letter = bob["word"][2].upper()
+    assert bob["score"] == scores(["8D WINDY", f"7C GA{letter.lower()}E"])[1]  # the blank scores nothing
+    assert any("a blank tile not seen on E7" in d for d in out["doubtful"])
 
 
 def test_bad_input_is_a_message_and_exit_2(tmp_path: Path) -> None:
