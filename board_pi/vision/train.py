@@ -48,19 +48,27 @@ def jitter_corners(rng: np.random.Generator, corners: np.ndarray, amount: float 
     return (corners + rng.normal(0, amount * side, corners.shape)).astype(np.float32)
 
 
-def synthetic_board(seed: int, empty_keep: float = 0.35) -> tuple[np.ndarray, np.ndarray]:
+def synthetic_board(seed: int, empty_keep: float = 0.35,
+                    set_weights: dict[str, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Patches and labels from one rendered board.
 
     Weighted towards what is hard to tell apart: blank tiles are a sixth of the tiles, a third of
     the boards have tiles the colour of the squares (cream tiles on a cream board), and every empty
     square beside a tile is kept (its neighbour's side and shadow fall on it); other empty squares
-    are mostly dropped, for balance.
+    are mostly dropped, for balance. ``set_weights``: how often each set other than English is
+    drawn, relative to the others (1 when not named); none given, all equally.
     """
     from dataclasses import replace
 
     rng = np.random.default_rng(seed + 1_000_003)
     others = [ts for name, ts in TILE_SETS.items() if ts is not ENGLISH]
-    tiles = ENGLISH if rng.random() < SET_SHARE else others[int(rng.integers(len(others)))]
+    if rng.random() < SET_SHARE:
+        tiles = ENGLISH
+    elif set_weights:  # a set whose glyphs are harder to tell apart, drawn more often
+        w = np.array([set_weights.get(ts.name, 1.0) for ts in others], np.float64)
+        tiles = others[int(rng.choice(len(others), p=w / w.sum()))]
+    else:
+        tiles = others[int(rng.integers(len(others)))]
     rows = random_rows(rng, blanks=0.16, tiles=tiles)
     size = SIZES[rng.integers(len(SIZES))]
     style = random_style(rng)
@@ -223,9 +231,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", help="keep the generated patches in this .npz file and reuse them")
     ap.add_argument("--init", metavar="ONNX", help="start from this earlier model's weights (see warm_start)")
     ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
+    ap.add_argument("--set-weights", default="", metavar="NAME=W,...",
+                    help="draw these tile sets more often than the other non-English ones (e.g. polish=3)")
     ap.add_argument("--empty-keep", type=float, default=0.35,
                     help="share of the empty squares away from tiles kept (more: more glare on empty squares)")
     args = ap.parse_args(argv)
+    try:
+        set_weights = {k.strip(): float(v) for k, v in (x.split("=") for x in args.set_weights.split(",") if x)}
+    except ValueError:
+        ap.error(f"--set-weights: write NAME=WEIGHT,..., not {args.set_weights!r}")
+    unknown = set(set_weights) - set(TILE_SETS)
+    if unknown or any(w < 0 for w in set_weights.values()):
+        ap.error(f"--set-weights: {sorted(unknown) or 'weights'}: tile sets are {', '.join(TILE_SETS)}; weights >= 0")
     from board_pi.vision.fonts import FONTS, missing_fonts
 
     why = missing_fonts(f.name for f in FONTS)
@@ -247,7 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         seeds = [args.seed * 100_000 + i for i in range(args.boards)]
         with mp.Pool(args.workers) as pool:
-            parts = pool.starmap(synthetic_board, [(s, args.empty_keep) for s in seeds], chunksize=8)
+            parts = pool.starmap(synthetic_board, [(s, args.empty_keep, set_weights or None) for s in seeds],
+                                 chunksize=8)
         xs = [p[0] for p in parts]
         ys = [p[1] for p in parts]
         for k, (img, truth, corners) in enumerate(real):
@@ -322,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
         "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(CLASSES),
         "warm_start": Path(args.init).name if args.init else None, "peak_lr": args.lr, "empty_keep": args.empty_keep,
+        "set_weights": set_weights,
         "real_training_photos": [p.name for p, _, _ in real], "held_out_real": HELD_OUT,
         "training_seconds": round(time.time() - t0), "torch": torch.__version__,
         "held_out_synthetic": syn, "real": real_figs,
