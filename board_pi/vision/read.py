@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import cv2
 import numpy as np
@@ -44,14 +44,21 @@ FIRST_CLASSES = ("." ,) + tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ") + ("?",)
 """The classes of a model that names none beside it (the first models: empty, A-Z, blank)."""
 
 
+def _recipe(model_path: str | Path) -> dict[str, Any]:
+    """The ``recipe.json`` beside a model (how it was made, its classes and patch size); {} if none."""
+    try:
+        recipe = json.loads(Path(model_path).with_name("recipe.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return recipe if isinstance(recipe, dict) else {}
+
+
 def model_classes(model_path: str | Path = MODEL_PATH) -> tuple[str, ...]:
     """Class index -> what the square holds, for the model at ``model_path``: ``.`` empty, a
     tile's face (``A``, ``Ä``, ``CH``), ``?`` a blank tile. Kept beside the model, in the
     ``classes`` of its ``recipe.json`` (a list, or a string of one-character classes)."""
-    recipe = Path(model_path).with_name("recipe.json")
-    try:
-        classes = json.loads(recipe.read_text(encoding="utf-8"))["classes"]
-    except (OSError, ValueError, KeyError, TypeError):
+    classes = _recipe(model_path).get("classes")
+    if classes is None:
         return FIRST_CLASSES
     out = tuple(classes) if isinstance(classes, (str, list)) else ()
     if len(out) < 3 or EMPTY_CLASS not in out or BLANK_CLASS not in out or not all(isinstance(c, str) and c for c in out):
@@ -298,6 +305,10 @@ class Reader:
         self.model_path = Path(model_path)
         self.classes = model_classes(model_path)
         """The model's classes (:func:`model_classes`); a read gives only the set's own."""
+        patch = _recipe(model_path).get("patch", PATCH)
+        if patch != PATCH:  # cut at another size, every square would be misread
+            raise ReadError(f"tile model {model_path} reads {patch}-pixel patches and this board-pi cuts "
+                            f"{PATCH}: use the model that came with it, or rebuild one (`make model`)")
         self.net = cv2.dnn.readNetFromONNX(str(model_path))
         self.outputs = ["logits", "embedding"]
         self.profile = None

@@ -297,3 +297,17 @@ def test_a_failed_save_leaves_the_old_profile(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         Profile(rng.normal(size=(7, 96)).astype(np.float32), rng.integers(0, 28, 7)).save(path)
     assert load_profile(path).labels.size == 5 and [p.name for p in tmp_path.iterdir()] == ["tiles.npz"]
+
+
+def test_a_model_made_for_another_patch_size_is_refused_with_a_reason(tmp_path):
+    import shutil
+
+    from board_pi.vision.read import MODEL_PATH, PATCH, ReadError, Reader
+
+    shutil.copy(MODEL_PATH, tmp_path / "tiles.onnx")
+    recipe = json.loads(MODEL_PATH.with_name("recipe.json").read_text(encoding="utf-8"))
+    (tmp_path / "recipe.json").write_text(json.dumps({**recipe, "patch": PATCH + 12}), encoding="utf-8")
+    with pytest.raises(ReadError, match=f"reads {PATCH + 12}-pixel patches"):
+        Reader(tmp_path / "tiles.onnx")
+    (tmp_path / "recipe.json").write_text(json.dumps(recipe), encoding="utf-8")
+    assert Reader(tmp_path / "tiles.onnx").classes == tuple(recipe["classes"])
