@@ -30,8 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.vision.evaluate import (evaluate_enrolled, evaluate_photos, evaluate_real, evaluate_synthetic,  # noqa: E402
-                                      game_like_rows, hand_labelled, real_split)
+from board_pi.vision.evaluate import (evaluate_enrolled, evaluate_found, evaluate_photos, evaluate_real,  # noqa: E402
+                                      evaluate_synthetic, game_like_rows, hand_labelled, real_boards, real_split)
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.fonts import describe_fonts  # noqa: E402
 from board_pi.vision.render import render_board  # noqa: E402
@@ -97,6 +97,35 @@ def main() -> int:
               f"letters {pct(f['letter_accuracy'])}  empty->tile {f['empty_read_as_tile']}")
         if f["errors"]:
             print("    errors: " + ", ".join(f["errors"]))
+
+    # The board found automatically, read whichever way up it lies (`board-pi read` without
+    # --corners). Target 99% of squares on real photos never tuned on.
+    print("the board found automatically, read whichever way up (target 99% of squares on real photos):")
+    found_sets = []
+    if REAL.is_dir():
+        split = real_split()["declanfinerty"]
+        boards = real_boards(REAL)
+        for part in ("tuning", "held_out"):
+            found_sets.append((f"declanfinerty {part}", [b for b in boards if split.part(b[1].name) == part], True))
+    if GAME.is_dir():
+        split = real_split()["jheidel-2015"]
+        for part in ("tuning", "held_out"):
+            found_sets.append((f"jheidel {part}", [p for p in photos if split.part(p[0]) == part], True))
+    rendered = []
+    for k in range(args.boards):
+        seed = 30_000_000 + k
+        rows = game_like_rows(np.random.default_rng(seed))
+        rendered.append((f"#{seed}", render_board(rows, seed=seed, hand=False).image, rows, None))
+    found_sets.append((f"synthetic ({args.boards}, no hand)", rendered, False))
+    for name, photos_of_set, played in found_sets:
+        if not photos_of_set:
+            continue
+        f = evaluate_found(reader, photos_of_set, played=played)
+        print(f"  {name:26s} squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])}  "
+              f"empty->tile {f['empty_read_as_tile']}  found {f['found']}/{f['photos']}, turned wrong "
+              f"{f['turned_wrong']}")
+        if f["errors"] and f["square_accuracy"] < 1:
+            print("    e.g. " + ", ".join(f["errors"][:6]))
 
     try:
         from board_pi.vision.locate import find_board  # the board finder (issue 4, another branch)

@@ -203,3 +203,34 @@ def evaluate_enrolled(reader: Reader, photos: list[tuple[str, Path, list[str], n
         t.add(other_truth, Reader(reader.model_path, profile=profile).read(cv2.imread(str(other)), other_corners).grid,
               tag=f"{name} ")
     return t.figures()
+
+
+def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, list[str], np.ndarray | None]],
+                   played: bool = True) -> dict:
+    """Figures with the board found automatically (:func:`~board_pi.vision.locate.find_board`)
+    and read whichever way up it lies (:meth:`Reader.read_upright`), as ``board-pi read`` does
+    without ``--corners``. A board not found counts as 225 squares wrong; ``found`` and
+    ``turned_wrong`` (found, but read a quarter or half turn out: most squares wrong) say which.
+    ``played``: the photos are of games (rendered boards of strewn tiles are not)."""
+    from board_pi.vision.frames import load_image
+    from board_pi.vision.locate import find_board
+
+    t = Tally()
+    found = turned_wrong = 0
+    for name, img, truth, _ in photos:
+        image = img if isinstance(img, np.ndarray) else load_image(img)
+        loc = find_board(image)
+        if loc is None:  # every square wrong, and none of them read as anything
+            cells = [c for row in truth for c in split_row(row)]
+            t.squares += len(cells)
+            t.empties += sum(c == "." for c in cells)
+            t.tiles += sum(c != "." for c in cells)
+            t.errors.append(f"{name}: no board found")
+            continue
+        found += 1
+        grid = reader.read_upright(image, loc.corners, played=played).grid
+        before = t.squares_right
+        t.add(truth, grid, tag=f"{name} ")
+        turned_wrong += t.squares_right - before < N * N // 2
+    return {**t.figures(), "photos": len(photos), "found": found, "turned_wrong": turned_wrong}
+
