@@ -44,3 +44,19 @@ def test_a_photo_in_two_parts_is_refused(tmp_path: Path):
     bad.write_text(json.dumps(data))
     with pytest.raises(ValueError, match="eval_board"):
         real_split(bad)
+
+
+def test_figures_with_the_board_found_count_a_board_not_found_as_every_square_wrong():
+    import numpy as np
+
+    from board_pi.vision.evaluate import evaluate_found, game_like_rows
+    from board_pi.vision.read import Reader
+    from board_pi.vision.render import render_board
+
+    rows = game_like_rows(np.random.default_rng(30_000_001))
+    seen = render_board(rows, seed=30_000_001, hand=False).image
+    nothing = np.full((960, 1280, 3), 128, np.uint8)  # no board in it
+    f = evaluate_found(Reader(), [("board", seen, rows, None), ("grey", nothing, rows, None)], played=False)
+    assert (f["photos"], f["found"], f["turned_wrong"]) == (2, 1, 0)
+    assert f["squares"] == 450 and 0.49 < f["square_accuracy"] <= 0.5  # the found one read right
+    assert f["empty_read_as_tile"] == 0 and "grey: no board found" in f["errors"]
