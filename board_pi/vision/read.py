@@ -68,10 +68,10 @@ def model_classes(model_path: str | Path = MODEL_PATH) -> tuple[str, ...]:
 
 CLASSES = model_classes()
 """The committed model's classes: 0 empty, then every face of every tile set, last a blank tile."""
-SQUARE_PX = 28
+SQUARE_PX = 36
 """Pixels per square in the rectified board the squares are cut from."""
-PATCH = 40
-"""Side of a square's patch: the square and 6 pixels (about a fifth of a square) around it."""
+PATCH = 52
+"""Side of a square's patch: the square and 8 pixels (about a fifth of a square) around it."""
 PAD = (PATCH - SQUARE_PX) // 2
 EMBEDDING_FEATURES = 96
 """Features per tile in the committed model's ``embedding`` output, so in an enrolled profile."""

@@ -145,7 +145,7 @@ def build_model(n_classes: int = len(CLASSES), emb: int = 96):
         return [nn.Conv2d(i, o, 3, s, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
 
     class TileNet(nn.Module):
-        """40x40 BGR patch -> (class logits, embedding). 40 -> 20 -> 10 -> 5 -> 3."""
+        """52x52 BGR patch -> (class logits, embedding). 52 -> 26 -> 13 -> 6 -> 3."""
 
         def __init__(self) -> None:
             super().__init__()
