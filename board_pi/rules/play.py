@@ -217,6 +217,33 @@ def words_formed(board: Board, placements: Iterable[Placement], line: Line) -> l
     return words
 
 
+def is_one_play(board: Board, new: dict[Square, str], tiles: TileSet,
+                acceptable: Callable[[list[str]], bool] | None = None) -> bool:
+    """Whether new tiles (square -> tile; ``?`` a blank whose letter is not known yet) are one
+    legal play on ``board``, and with ``acceptable`` (a word judge), one whose words it accepts;
+    a word with a ``?`` in it is not judged.
+
+    >>> from board_pi.rules.tiles import ENGLISH
+    >>> b = Board(); b[Square(7, 7)] = "A"
+    >>> is_one_play(b, {Square(7, 8): "T"}, ENGLISH), is_one_play(b, {Square(0, 0): "T"}, ENGLISH)
+    (True, False)
+    >>> judge = lambda words: all(w in {"AT"} for w in words)
+    >>> is_one_play(b, {Square(7, 8): "T"}, ENGLISH, judge), is_one_play(b, {Square(7, 8): "X"}, ENGLISH, judge)
+    (True, False)
+    >>> is_one_play(b, {Square(7, 8): "?"}, ENGLISH, judge)  # A? is judged when its letter is known
+    True
+    """
+    stand_in = [Placement(q, tiles.letters[0] if t == "?" else t) for q, t in new.items()]
+    try:
+        line = check_placements(board, stand_in, tiles)
+    except IllegalPlay:
+        return False
+    if acceptable is None:
+        return True
+    words = [[(new.get(s) or board[s]) for s in w] for w in words_formed(board, stand_in, line)]
+    return acceptable(["".join(w).upper() for w in words if "?" not in w])
+
+
 def split_plays(board: Board, new: dict[Square, str], tiles: TileSet,
                 acceptable: Callable[[list[str]], bool] | None = None, budget: int = 5000) -> list[dict[Square, str]] | None:
     """New tiles that are no single play, as a sequence of plays that makes them, or None.
@@ -239,17 +266,6 @@ def split_plays(board: Board, new: dict[Square, str], tiles: TileSet,
     """
     left = [budget]
 
-    def legal(b: Board, play: dict[Square, str]) -> bool:
-        stand_in = [Placement(q, tiles.letters[0] if t == "?" else t) for q, t in play.items()]
-        try:
-            line = check_placements(b, stand_in, tiles)
-        except IllegalPlay:
-            return False
-        if acceptable is None:
-            return True
-        words = [[(play.get(s) or b[s]) for s in w] for w in words_formed(b, stand_in, line)]
-        return acceptable(["".join(w).upper() for w in words if "?" not in w])
-
     def candidates(rest: dict[Square, str]) -> list[dict[Square, str]]:
         found: dict[frozenset[Square], dict[Square, str]] = {}
         for key in (lambda q: (0, q.row), lambda q: (1, q.col)):
@@ -271,7 +287,7 @@ def split_plays(board: Board, new: dict[Square, str], tiles: TileSet,
             if left[0] <= 0:
                 return None
             left[0] -= 1
-            if not legal(b, play):
+            if not is_one_play(b, play, tiles, acceptable):
                 continue
             after = b.copy()
             for q, t in play.items():

@@ -16,7 +16,7 @@ tell), and tiles that disappear withdraw the play that put them there.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -24,7 +24,7 @@ from ..rules.board import Board, Square
 from ..rules.game import Game, GameRules, IllegalEvent
 from ..rules.gcg import record_from_game, write_gcg
 from ..rules.lexicon import Lexicon
-from ..rules.play import IllegalPlay, check_placements, split_plays, words_formed
+from ..rules.play import IllegalPlay, is_one_play, split_plays
 from ..rules.tiles import TileSet
 from .reading import DOUBT_BELOW, BoardChange, BoardReading, blank_options, compare, placements_with_letters
 from .vision import VisionReader
@@ -202,7 +202,7 @@ def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lex
     square of its colour), on an empty square beside the new tiles, whose letter makes the words
     acceptable; several plays whatever their words. Each guess is listed. Failing all, the
     tiles as they are (then not a play: taken as a pass, listed)."""
-    if _placeable(board, new, tiles):
+    if is_one_play(board, new, tiles):
         return [new]
     judge = (lambda words: all(w in lexicon for w in words)) if lexicon is not None else None
     parts = split_plays(board, new, tiles, judge) if judge is not None else None
@@ -214,7 +214,7 @@ def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lex
         # One play first, then several; the blank as each letter in turn, its words judged.
         beside = [(q, {**new, q: letter.lower()}) for q in _empty_beside(board, new) for letter in tiles.letters]
         for q, with_blank in beside:
-            if _placeable(board, with_blank, tiles, judge):
+            if is_one_play(board, with_blank, tiles, judge):
                 out.doubtful.append(f"{name}: a blank tile not seen on {q} makes the new tiles one play; "
                                     f"taken as there, as {with_blank[q].upper()}")
                 return [with_blank]
@@ -231,22 +231,6 @@ def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lex
                             "taken in the order found, the players taking turns")
         return parts
     return [new]
-
-
-def _placeable(board: Board, new: dict[Square, str], tiles: TileSet,
-               judge: Callable[[list[str]], bool] | None = None) -> bool:
-    """Whether ``new`` can be one play as placed (a ``?`` blank standing for any letter), and,
-    with ``judge``, one whose words it accepts."""
-    placements = placements_with_letters(new, {q: tiles.letters[0] for q, t in new.items() if t == "?"})
-    try:
-        line = check_placements(board, placements, tiles)
-    except IllegalPlay:
-        return False
-    if judge is None:
-        return True
-    placed = {p.square: p.tile for p in placements}
-    return judge(["".join((placed.get(q) or board[q]).upper() for q in w)
-                  for w in words_formed(board, placements, line)])
 
 
 def _blanks_left(board: Board, new: dict[Square, str], tiles: TileSet) -> int:
