@@ -57,7 +57,12 @@ def model_classes(model_path: str | Path = MODEL_PATH) -> tuple[str, ...]:
     """Class index -> what the square holds, for the model at ``model_path``: ``.`` empty, a
     tile's face (``A``, ``Ä``, ``CH``), ``?`` a blank tile. Kept beside the model, in the
     ``classes`` of its ``recipe.json`` (a list, or a string of one-character classes)."""
-    classes = _recipe(model_path).get("classes")
+    return _classes_in(_recipe(model_path))
+
+
+def _classes_in(recipe: dict[str, Any]) -> tuple[str, ...]:
+    """The classes a recipe names (see :func:`model_classes`); the first models' when it names none."""
+    classes = recipe.get("classes")
     if classes is None:
         return FIRST_CLASSES
     out = tuple(classes) if isinstance(classes, (str, list)) else ()
@@ -303,9 +308,10 @@ class Reader:
         if not Path(model_path).is_file():
             raise ReadError(f"tile model {model_path} is missing: run `make model` to build it")
         self.model_path = Path(model_path)
-        self.classes = model_classes(model_path)
+        recipe = _recipe(model_path)
+        self.classes = _classes_in(recipe)
         """The model's classes (:func:`model_classes`); a read gives only the set's own."""
-        patch = _recipe(model_path).get("patch", PATCH)
+        patch = recipe.get("patch", PATCH)
         if patch != PATCH:  # cut at another size, every square would be misread
             raise ReadError(f"tile model {model_path} reads {patch}-pixel patches and this board-pi cuts "
                             f"{PATCH}: use the model that came with it, or rebuild one (`make model`)")

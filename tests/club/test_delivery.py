@@ -82,17 +82,23 @@ def test_broker_killed_and_restarted_mid_game_loses_and_doubles_nothing(broker, 
         hub.stop()
 
 
+def cut_off_table(broker: Any, tmp_path: Path, n: int) -> tuple[Hub, TcpCut, SimTable, TablePublisher]:
+    """A hub, and table ``n`` publishing through a connection the test can cut (``TcpCut``)."""
+    hub = start_hub(broker, tmp_path / "hub")
+    proxy = TcpCut(broker.port)
+    sim = SimTable(tmp_path / f"t{n}")
+    pub = TablePublisher(table_settings(f"mqtt://table-{n}:{table_password(n)}@127.0.0.1:{proxy.port}", n),
+                         sim.table, sim.table.journal, sim.data)
+    sim.on_finished = pub.game_finished
+    pub.start()
+    return hub, proxy, sim, pub
+
+
 def test_a_tables_connection_cut_and_mended_delivers_its_backlog_in_order(broker, tmp_path):
     """The cut here lasts as long as the moves played during it (well under two minutes); the
     mechanism is the one of a longer cut: the table keeps reconnecting (every 2 s at most) and the
     journal holds what was not acknowledged. benchmarks/bench_club.py times a two-minute cut."""
-    hub = start_hub(broker, tmp_path / "hub")
-    proxy = TcpCut(broker.port)
-    sim = SimTable(tmp_path / "t4")
-    pub = TablePublisher(table_settings(f"mqtt://table-4:{table_password(4)}@127.0.0.1:{proxy.port}", 4),
-                         sim.table, sim.table.journal, sim.data)
-    sim.on_finished = pub.game_finished
-    pub.start()
+    hub, proxy, sim, pub = cut_off_table(broker, tmp_path, 4)
     try:
         sim.play(5)
         wait_for(lambda: hub_has_everything(hub, 4, sim), bus=hub.bus, what="the first moves")
@@ -116,13 +122,7 @@ def test_a_two_minute_cut_while_the_table_plays_on_loses_and_doubles_nothing(bro
     """The issue's cut, in real time: two minutes without the network while the players go on at
     a club's pace (a move every ten seconds or so). Past the broker's keep-alive the table is
     offline at the hub; when the network is back its journal delivers the lot, once, in order."""
-    hub = start_hub(broker, tmp_path / "hub")
-    proxy = TcpCut(broker.port)
-    sim = SimTable(tmp_path / "t4")
-    pub = TablePublisher(table_settings(f"mqtt://table-4:{table_password(4)}@127.0.0.1:{proxy.port}", 4),
-                         sim.table, sim.table.journal, sim.data)
-    sim.on_finished = pub.game_finished
-    pub.start()
+    hub, proxy, sim, pub = cut_off_table(broker, tmp_path, 4)
     try:
         sim.play(4)
         wait_for(lambda: hub_has_everything(hub, 4, sim), bus=hub.bus, what="the first moves")
