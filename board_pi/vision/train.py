@@ -28,6 +28,7 @@ import numpy as np
 
 from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TILE_SETS, all_glyphs
+from board_pi.vision.editions import edition_style
 from board_pi.vision.read import MODEL_PATH, N, PATCH, SQUARE_PX, Reader, _warp, label_of, patches
 from board_pi.vision.render import random_rows, random_style, render_board
 
@@ -35,6 +36,8 @@ CLASSES: tuple[str, ...] = (".",) + all_glyphs() + ("?",)
 """What the model tells apart: empty, every face of every tile set (rules.tiles.TILE_SETS), a blank."""
 SET_SHARE = 0.3
 """Boards of the English set in the training data; the rest are shared among the other sets."""
+EDITION_SHARE = 0.3
+"""Boards drawn as a club edition (:mod:`.editions`: green, sage, lavender, wooden); the rest cream."""
 
 SIZES = ((1280, 960), (960, 720), (800, 600), (1600, 1200))
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,7 +56,8 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     """Patches and labels from one rendered board.
 
     Weighted towards what is hard to tell apart: blank tiles are a sixth of the tiles, a third of
-    the boards have tiles the colour of the squares (cream tiles on a cream board), and every empty
+    the boards are club editions (green, pale and wooden boards, :mod:`.editions`), a third of the
+    others have tiles the colour of the squares (cream tiles on a cream board), and every empty
     square beside a tile is kept (its neighbour's side and shadow fall on it); other empty squares
     are mostly dropped, for balance. ``set_weights``: how often each set other than English is
     drawn, relative to the others (1 when not named); none given, all equally.
@@ -71,8 +75,9 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
         tiles = others[int(rng.integers(len(others)))]
     rows = random_rows(rng, blanks=0.16, tiles=tiles)
     size = SIZES[rng.integers(len(SIZES))]
-    style = random_style(rng)
-    if rng.random() < 0.33:
+    edition = rng.random() < EDITION_SHARE
+    style = edition_style(rng) if edition else random_style(rng)
+    if not edition and rng.random() < 0.33:
         tile = tuple(int(v) for v in np.clip(np.array(style.square) + rng.normal(0, 10, 3), 0, 255))
         style = replace(style, tile=tile, tile_kind=("plain", "wood")[int(rng.random() < 0.4)],
                         ink=(25, 25, 30))

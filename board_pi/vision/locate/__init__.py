@@ -139,13 +139,18 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     """The grid's four corners clockwise from the image's top-left direction, and a confidence.
 
     This is :func:`find_board` without deciding which way up the board is. It works at 640 px
-    (fast, enough when the board fills much of the frame) and tries 1024 px when that fails.
+    (fast, enough when the board fills much of the frame) and tries 1024 px when that fails or
+    sees less of the grid than ``tuning.confident_share``, keeping the grid that holds more squares.
     """
     bgr = as_bgr(image)
     got = None
     for side in tuning.work_sides:
-        got = _locate_at(bgr, side, tuning)
-        if got is not None or max(bgr.shape[:2]) <= side * tuning.larger_try_above:
+        here = _locate_at(bgr, side, tuning)
+        # A grid seen only in part at the small size may be a lattice fitted askew: the larger
+        # copy, where more squares show, is asked too, and the grid holding more squares kept.
+        if here is not None and (got is None or here[1] > got[1]):
+            got = here
+        if (got is not None and got[1] >= 1.0) or max(bgr.shape[:2]) <= side * tuning.larger_try_above:
             break
     if got is None:
         return None

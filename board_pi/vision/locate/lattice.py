@@ -147,10 +147,14 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
     d2 = ((C[:, None, :] - C[None, :, :]) ** 2).sum(-1)
     k = min(tuning.neighbours, n)
     neighbours = np.argpartition(d2, k - 1, axis=1)[:, :k]
-    # A good seed has four neighbours at one side's distance: a square among squares.
+    # A good seed has neighbours of its own size at one side's distance: a square among squares.
+    # (Counting neighbours of any size favours outlines that are too large, two squares merged
+    # where a line was missed: more squares lie within their reach, and the walk from one
+    # starts with a step of one and a half squares.)
     S = quads.sizes
     dist = np.sqrt(np.take_along_axis(d2, neighbours, axis=1))
-    near = ((dist > 0.8 * S[:, None]) & (dist < 1.6 * S[:, None])).sum(1)
+    alike = S[neighbours] / S[:, None]
+    near = ((dist > 0.8 * S[:, None]) & (dist < 1.6 * S[:, None]) & (alike > 0.8) & (alike < 1.25)).sum(1)
     order = np.argsort(-near, kind="stable")
     best: dict[int, tuple[int, int]] = {}
     tried: set[int] = set()
