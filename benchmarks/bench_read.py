@@ -3,6 +3,8 @@
 Prints, against issue 4's targets:
 - held-out synthetic boards (1280x960, read through their true corners): per-square accuracy
   (target 99.9%), per-letter accuracy (99.5%), empty squares read as tiles;
+- held-out boards of each club edition (:mod:`board_pi.vision.editions`: green, sage, lavender,
+  wooden), with their corners given and with the board found automatically;
 - the real photos with their corners (target 99.5% of squares), ``eval_board`` (never trained or
   tuned on) on its own; and photos of a real game on a tile set never trained on, labelled by
   hand in ``tests/data/jheidel_labels.json``;
@@ -30,7 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.vision.evaluate import (evaluate_enrolled, evaluate_found, evaluate_photos, evaluate_real,  # noqa: E402
+from board_pi.vision.editions import EDITIONS, edition_style  # noqa: E402
+from board_pi.vision.evaluate import (Tally, evaluate_enrolled, evaluate_found, evaluate_photos, evaluate_real,  # noqa: E402
                                       evaluate_synthetic, game_like_rows, hand_labelled, real_boards, real_split)
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.fonts import describe_fonts  # noqa: E402
@@ -49,6 +52,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", type=int, default=40, help="held-out synthetic boards")
     ap.add_argument("--repeats", type=int, default=20, help="timed frames")
+    ap.add_argument("--edition-boards", type=int, default=10, help="held-out boards of each club edition")
     args = ap.parse_args()
     reader = Reader()
 
@@ -60,6 +64,26 @@ def main() -> int:
     if syn["errors"]:
         print("  e.g. " + ", ".join(syn["errors"][:8]))
     print(f"  lettered in {describe_fonts(syn['fonts'])}")
+
+    # Club editions the cream boards above do not show (green, sage, lavender, wooden), read
+    # through their corners and found automatically; held out (seeds 32,000,000 on).
+    print(f"club editions, {args.edition_boards} held-out boards each (corners given / board found, read upright):")
+    for k, edition in enumerate(EDITIONS):
+        given, drawn = Tally(), []
+        for i in range(args.edition_boards):
+            seed = 32_000_000 + 1000 * k + i
+            rng = np.random.default_rng(seed)
+            rows = game_like_rows(rng)
+            r = render_board(rows, seed=seed, style=edition_style(rng, edition), hand=False)
+            given.add(rows, reader.read(r.image, r.corners).grid, tag=f"#{seed} ")
+            drawn.append((f"#{seed}", r.image, rows, None))
+        g, f = given.figures(), evaluate_found(reader, drawn, played=False)
+        print(f"  {edition:9s} squares {pct(g['square_accuracy'])} / {pct(f['square_accuracy'])}  letters "
+              f"{pct(g['letter_accuracy'])} / {pct(f['letter_accuracy'])}  empty->tile {g['empty_read_as_tile']} / "
+              f"{f['empty_read_as_tile']}  found {f['found']}/{f['photos']}, turned wrong {f['turned_wrong']}")
+        errors = g["errors"] + [e for e in f["errors"] if "no board" in e]
+        if errors:
+            print("    e.g. " + ", ".join(errors[:6]))
 
     if REAL.is_dir():
         real = evaluate_real(reader, REAL)

@@ -500,8 +500,14 @@ class Reader:
 
     TURN_TILES = 3
     """Tiles needed before the reader judges which way up a board is."""
-    VOTE_RIGHT = 0.75
-    """How often a letter-and-value vote for a turn is taken to be right."""
+    TURN_FLOOR = 0.2
+    """The least belief a tile's best letter counts with when the turns are weighed: a letter
+    seen sideways still reads as some letter at about 0.5, so the floor bounds a blank's or a
+    smudged tile's say without silencing the sideways ones."""
+    VOTE_WEIGHT = 5.0
+    """What the tiles' point values can add to a turn's log-likelihood, when all of them vote for it."""
+    VOTE_FULL = 8
+    """Votes needed before the point values weigh in full (fewer weigh less)."""
     TURN_VOTERS = 24
     """The most tiles read at each of the four turns: enough to decide, and a bound on the time."""
 
@@ -535,12 +541,17 @@ class Reader:
             # Corners rolled by k (A1 at what was the k-th corner) are this view of the board.
             turned, where = np.ascontiguousarray(np.rot90(warped, k)), np.rot90(mask, k)
             p, _ = self.run(patches(turned, list(zip(*np.nonzero(where)))))
-            score[k] = float(np.log(np.maximum(p[:, letters].max(axis=1), 1e-6)).sum())
+            # Each tile's say is bounded: a blank (no letter either way up) or a smudged tile
+            # must not outweigh the others reading clearly at one turn only.
+            score[k] = float(np.log(np.maximum(p[:, letters].max(axis=1), self.TURN_FLOOR)).sum())
         # The tiles' point values, printed at the bottom right of their letters, vote too: each
-        # letter with its value diagonally beside it (locate.tile_orientation_votes), taken as
-        # right three times in four. Where they are many they decide; the letters break ties.
+        # letter with its value diagonally beside it (locate.tile_orientation_votes). The votes
+        # are not independent (one typeface, one light: a mark the finder misplaces on one tile
+        # it misplaces on all), so they count by their share, bounded: they decide where the
+        # letters look alike either way up (O, S, Z, N), and cannot outvote letters that read
+        # clearly one way only (counted one by one they turned 5 of 40 rendered boards wrong).
         votes = tile_orientation_votes(cv2.cvtColor(warp_grid(image, corners, 32), cv2.COLOR_BGR2GRAY))
-        score += votes * np.log(self.VOTE_RIGHT) + (votes.sum() - votes) * np.log((1 - self.VOTE_RIGHT) / 3)
+        score += self.VOTE_WEIGHT * votes / max(float(votes.sum()), self.VOTE_FULL)
         post = np.exp(score - score.max())
         post /= post.sum()
         k = int(post.argmax())
