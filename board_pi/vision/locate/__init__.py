@@ -7,7 +7,8 @@ Each stage is a module of this package, its numbers in :mod:`.tuning`:
 1. :mod:`.squares`: on a copy scaled to 640 px (1024 px if that finds nothing), the grid lines are picked out by
    a local threshold, once for boards with dark lines and once for boards with light lines; what
    is left between them are the squares (empty squares, premium squares and tiles alike), found
-   as small four-sided contours.
+   as small four-sided contours. Where no grid shows, fainter lines are looked for, then lines
+   on a copy whose local contrast is stretched (pale editions under glare).
 2. :mod:`.lattice`: a lattice is grown from a well-surrounded square to its neighbours, each step predicted from
    the step walked to get there, so perspective is followed without a global model; a
    homography from lattice to image is then fitted to the square centres and extended a square
@@ -114,6 +115,11 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning) -> tuple[np.nda
         # too, a diagonal step or two apart, so a shorter walk among them may seed the fit
         # (which must still end with ``min_squares`` on the lattice).
         found = find_lattice(find_quads(gray, tuning.faint_line_contrast, tuning), tuning.faint_min_walk, tuning)
+    if found is None:
+        # Pale editions (white lines on lavender or cream squares) under glare: the lines show
+        # once the local contrast is stretched.
+        clahe = cv2.createCLAHE(tuning.clahe_clip, (tuning.clahe_tiles, tuning.clahe_tiles))
+        found = find_lattice(find_quads(clahe.apply(gray), tuning=tuning), tuning=tuning)
     if found is None:
         return None
     labels, H = found

@@ -27,6 +27,10 @@ class FinderTuning:
     """Grey levels a grid line must differ from its surroundings by (the local threshold)."""
     faint_line_contrast: int = 3
     """The same for a second look when no grid is found at ``line_contrast``."""
+    clahe_clip: float = 3.0
+    """Contrast limit of the local equalisation tried last, when no grid shows at either contrast."""
+    clahe_tiles: int = 8
+    """Tiles per side of that equalisation."""
     threshold_block_fraction: float = 1 / 60
     """The local threshold's neighbourhood, as a fraction of the working image's longest side."""
     min_square_area_px: float = 30.0
