@@ -103,7 +103,8 @@ def _downscale(image: np.ndarray, side: int) -> np.ndarray:
     return image
 
 
-def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning) -> tuple[np.ndarray, float] | None:
+def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
+               stretch: bool = True) -> tuple[np.ndarray, float] | None:
     h, w = bgr.shape[:2]
     small = _downscale(bgr, side)
     sx, sy = small.shape[1] / w, small.shape[0] / h
@@ -115,9 +116,9 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning) -> tuple[np.nda
         # too, a diagonal step or two apart, so a shorter walk among them may seed the fit
         # (which must still end with ``min_squares`` on the lattice).
         found = find_lattice(find_quads(gray, tuning.faint_line_contrast, tuning), tuning.faint_min_walk, tuning)
-    if found is None:
+    if found is None and stretch:
         # Pale editions (white lines on lavender or cream squares) under glare: the lines show
-        # once the local contrast is stretched.
+        # once the local contrast is stretched (at the last size tried only: it is slow).
         clahe = cv2.createCLAHE(tuning.clahe_clip, (tuning.clahe_tiles, tuning.clahe_tiles))
         found = find_lattice(find_quads(clahe.apply(gray), tuning=tuning), tuning=tuning)
     if found is None:
@@ -146,17 +147,19 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
 
     This is :func:`find_board` without deciding which way up the board is. It works at 640 px
     (fast, enough when the board fills much of the frame) and tries 1024 px when that fails or
-    sees less of the grid than ``tuning.confident_share``, keeping the grid that holds more squares.
+    sees less of the grid than ``tuning.larger_retry_share``, keeping the grid that holds more squares.
     """
     bgr = as_bgr(image)
     got = None
-    for side in tuning.work_sides:
-        here = _locate_at(bgr, side, tuning)
+    for n, side in enumerate(tuning.work_sides):
+        last = n == len(tuning.work_sides) - 1 or max(bgr.shape[:2]) <= side * tuning.larger_try_above
+        here = _locate_at(bgr, side, tuning, stretch=last)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
         # copy, where more squares show, is asked too, and the grid holding more squares kept.
         if here is not None and (got is None or here[1] > got[1]):
             got = here
-        if (got is not None and got[1] >= 1.0) or max(bgr.shape[:2]) <= side * tuning.larger_try_above:
+        seen = 0.0 if got is None else got[1] * tuning.confident_share  # share of the grid's squares found
+        if seen >= tuning.larger_retry_share or last:
             break
     if got is None:
         return None

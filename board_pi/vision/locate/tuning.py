@@ -21,6 +21,9 @@ class FinderTuning:
     """Longest side (pixels) of the copies the lattice is looked for in, tried in turn."""
     larger_try_above: float = 1.2
     """A larger working copy is tried only for images this much larger than the failed one."""
+    larger_retry_share: float = 0.3
+    """A grid found with fewer of its squares seen than this share is looked for in the larger
+    copy too (a lattice seen in part may be fitted askew); the one holding more squares is kept."""
 
     # -- squares between the grid lines
     line_contrast: int = 6
