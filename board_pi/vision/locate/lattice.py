@@ -228,9 +228,10 @@ def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.n
         return range(hi - GRID + 1, lo + 1) if span <= GRID else range(lo, hi - GRID + 2)
 
     io, jo = offsets(int(imin), int(imax)), offsets(int(jmin), int(jmax))
-    # Colour of every lattice square the candidate windows cover, sampled at its centre.
-    i_all = np.arange(io.start, io.stop - 1 + GRID)
-    j_all = np.arange(jo.start, jo.stop - 1 + GRID)
+    # Colour of every lattice square the candidate windows cover, and of the ring of squares just
+    # outside each, sampled at its centre.
+    i_all = np.arange(io.start - 1, io.stop + GRID)
+    j_all = np.arange(jo.start - 1, jo.stop + GRID)
     gi, gj = np.meshgrid(i_all, j_all, indexing="ij")
     pts = np.stack([gi.ravel() + 0.5, gj.ravel() + 0.5], 1).astype(np.float32)
     img_pts = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
@@ -251,6 +252,11 @@ def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.n
     feat = (np.linalg.norm(colours - ref, axis=1) + np.hypot(colours[:, 1] - 128, colours[:, 2] - 128)).reshape(gi.shape)
     pm = PREMIUM_MASK - PREMIUM_MASK.mean()
     pm /= np.linalg.norm(pm)
+    # Just outside the grid lies the board's frame, one colour all along a side; a window one
+    # square off has a row of the grid there instead (tiles, premiums, lines). This tells the
+    # window where the premiums cannot: pale editions whose premiums the tiles outshine.
+    col3 = colours.reshape(gi.shape + (3,))
+    spread = float(np.linalg.norm(col3[(span & inside)].std(axis=0))) + 1e-6
     best = None
     for i0 in io:
         for j0 in jo:
@@ -263,7 +269,14 @@ def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.n
             corr = float((fc * pm).sum()) / nf if nf > 1e-6 else 0.0
             count = float(found[a:a + GRID, b:b + GRID].sum())
             vis = float(inside[a:a + GRID, b:b + GRID].mean())
-            score = count / len(L) + tuning.window_premium_weight * corr + tuning.window_visible_weight * vis
+            sides = [(col3[a - 1, b:b + GRID], inside[a - 1, b:b + GRID]),
+                     (col3[a + GRID, b:b + GRID], inside[a + GRID, b:b + GRID]),
+                     (col3[a:a + GRID, b - 1], inside[a:a + GRID, b - 1]),
+                     (col3[a:a + GRID, b + GRID], inside[a:a + GRID, b + GRID])]
+            seen = [float(np.linalg.norm(c[m].std(axis=0))) for c, m in sides if m.sum() >= GRID // 2]
+            ring = float(np.mean(seen)) / spread if seen else 1.0
+            score = (count / len(L) + tuning.window_premium_weight * corr + tuning.window_visible_weight * vis
+                     - tuning.window_frame_weight * ring)
             if best is None or score > best[0]:
                 best = (score, i0, j0, count)
     assert best is not None

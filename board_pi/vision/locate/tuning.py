@@ -80,6 +80,8 @@ class FinderTuning:
     # -- which 15x15 window is the grid
     window_premium_weight: float = 0.5
     """Weight of the premium layout's match against the share of squares found in the window."""
+    window_frame_weight: float = 0.6
+    """Weight of how evenly coloured the squares just outside the window are (the frame is)."""
     window_visible_weight: float = 0.2
     """Weight of how much of the window lies in the frame."""
     confident_share: float = 0.5
