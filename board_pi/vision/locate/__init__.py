@@ -4,7 +4,7 @@ The locator is classical OpenCV, no learning:
 
 Each stage is a module of this package, its numbers in :mod:`.tuning`:
 
-1. :mod:`.squares`: on a copy scaled to 640 px (1024 px if that finds nothing), the grid lines are picked out by
+1. :mod:`.squares`: on a copy scaled to 640 px (1024 px if that finds little), the grid lines are picked out by
    a local threshold, once for boards with dark lines and once for boards with light lines; what
    is left between them are the squares (empty squares, premium squares and tiles alike), found
    as small four-sided contours. Where no grid shows, fainter lines are looked for, then lines
@@ -15,7 +15,8 @@ Each stage is a module of this package, its numbers in :mod:`.tuning`:
    at a time to the squares the walk missed.
 3. :mod:`.lattice`: which 15x15 window of the lattice is the playing grid: the one holding the most squares found,
    and, where a hand or tiles hide an edge, the one whose colourful squares best match the premium
-   layout (which is the same on every edition, whatever its colours).
+   layout (which is the same on every edition, whatever its colours) and whose surround is the
+   frame, one colour along each side.
 4. :mod:`.refine`: the grid lines are then snapped to, on the full-resolution image, piece by piece.
 5. :mod:`.orientation`: which way up. The premium layout is 8-fold symmetric, so the board's own pattern cannot say.
    The tiles can: a tile's point value is printed small at the bottom right of its letter, so
