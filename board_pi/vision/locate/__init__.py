@@ -142,13 +142,20 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
     return order_clockwise(pts), float(min(1.0, share / tuning.confident_share))
 
 
+def _same_grid(a: np.ndarray, b: np.ndarray, within: float = 0.5) -> bool:
+    """Whether two grids' corners (either order round) lie within ``within`` of a square."""
+    square = float(np.linalg.norm(a[1] - a[0])) / GRID
+    return min(float(np.abs(np.roll(a, -k, axis=0) - b).max()) for k in range(4)) < within * square
+
+
 def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None = None,
                 tuning: FinderTuning = TUNING) -> tuple[np.ndarray, float] | None:
     """The grid's four corners clockwise from the image's top-left direction, and a confidence.
 
     This is :func:`find_board` without deciding which way up the board is. It works at 640 px
     (fast, enough when the board fills much of the frame) and tries 1024 px when that fails or
-    sees less of the grid than ``tuning.larger_retry_share``, keeping the grid that holds more squares.
+    sees less of the grid than ``tuning.larger_retry_share``; a grid found there elsewhere, and
+    holding more squares, is kept.
     """
     bgr = as_bgr(image)
     got = None
@@ -156,8 +163,10 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         last = n == len(tuning.work_sides) - 1 or max(bgr.shape[:2]) <= side * tuning.larger_try_above
         here = _locate_at(bgr, side, tuning, stretch=last)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
-        # copy, where more squares show, is asked too, and the grid holding more squares kept.
-        if here is not None and (got is None or here[1] > got[1]):
+        # copy, where more squares show, is asked too. Where the two agree the small one stays
+        # (it was right, and its lines are snapped to as well); where not, the one holding more
+        # squares is kept.
+        if here is not None and (got is None or (here[1] > got[1] and not _same_grid(here[0], got[0]))):
             got = here
         seen = 0.0 if got is None else got[1] * tuning.confident_share  # share of the grid's squares found
         if seen >= tuning.larger_retry_share or last:
