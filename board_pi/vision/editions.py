@@ -18,7 +18,7 @@ import numpy as np
 
 from board_pi.rules.board import Premium
 from board_pi.vision.fonts import FONTS
-from board_pi.vision.render import Style
+from board_pi.vision.render import Style, jitter_colour
 
 BGR = tuple[int, int, int]
 
@@ -34,10 +34,6 @@ _CREAM_PLASTIC = ((205, 228, 238), (215, 235, 242), (195, 220, 232))
 _WOOD_TILES = ((120, 170, 215), (100, 150, 200), (140, 185, 225))
 
 
-def _jitter(rng: np.random.Generator, colour: BGR, spread: float = 10) -> BGR:
-    return tuple(int(v) for v in np.clip(np.array(colour) + rng.normal(0, spread, 3), 0, 255))  # type: ignore[return-value]
-
-
 def _pick(rng: np.random.Generator, options: tuple) -> BGR:
     return options[int(rng.integers(len(options)))]
 
@@ -47,11 +43,11 @@ def _style(rng: np.random.Generator, square: BGR, line: BGR, premium: dict, fram
     fonts = [f.name for f in FONTS]
     dark_tile = sum(tile) < 300
     return Style(
-        square=_jitter(rng, square), line=_jitter(rng, line, 8), line_width=float(rng.uniform(0.04, 0.12)),
-        premium={k: _jitter(rng, v, 12) for k, v in premium.items()}, label_color=label,
+        square=jitter_colour(rng, square, 10), line=jitter_colour(rng, line, 8), line_width=float(rng.uniform(0.04, 0.12)),
+        premium={k: jitter_colour(rng, v, 12) for k, v in premium.items()}, label_color=label,
         label_kind=("words", "short", "none")[rng.choice(3, p=[0.7, 0.2, 0.1])],
-        frame=_jitter(rng, frame, 15), tile=_jitter(rng, tile), tile_kind=tile_kind,
-        ink=(235, 235, 235) if dark_tile else _jitter(rng, (25, 25, 30)),
+        frame=jitter_colour(rng, frame, 15), tile=jitter_colour(rng, tile, 10), tile_kind=tile_kind,
+        ink=(235, 235, 235) if dark_tile else jitter_colour(rng, (25, 25, 30), 10),
         letter_font=fonts[rng.integers(len(fonts))], value_font=fonts[rng.integers(len(fonts))],
         label_font=fonts[rng.integers(len(fonts))], letter_height=float(rng.uniform(0.42, 0.6)),
         tile_size=float(rng.uniform(0.84, 0.97)), show_values=True,

@@ -154,29 +154,35 @@ _WOODS = ((120, 170, 215), (100, 150, 200), (140, 185, 225), (90, 130, 180), (15
 _PLAINS = ((205, 228, 238), (225, 232, 236), (185, 215, 230), (200, 200, 200), (60, 60, 60))
 
 
+def jitter_colour(rng: np.random.Generator, colour: Sequence[float], spread: float = 12.0) -> tuple[int, int, int]:
+    """``colour`` (BGR) moved by a normal spread on each channel, as one copy of a board or tile
+    differs from the next."""
+    b, g, r = (int(v) for v in np.clip(np.array(colour) + rng.normal(0, spread, 3), 0, 255))
+    return b, g, r
+
+
 def random_style(rng: np.random.Generator) -> Style:
     """A random board edition and tile set; its fonts named from the fixed catalogue :data:`FONTS`."""
     fonts = [f.name for f in FONTS]
-    j = lambda c, s=12: tuple(int(v) for v in np.clip(np.array(c) + rng.normal(0, s, 3), 0, 255))  # noqa: E731
     if rng.random() < 0.75:
-        pal = {k: j(v, 15) for k, v in _PALETTES[rng.integers(len(_PALETTES))].items()}
+        pal = {k: jitter_colour(rng, v, 15) for k, v in _PALETTES[rng.integers(len(_PALETTES))].items()}
     else:
         hues = rng.permutation(180)[:4]
         pal = {}
         for p, h in zip((Premium.TRIPLE_WORD, Premium.DOUBLE_WORD, Premium.TRIPLE_LETTER, Premium.DOUBLE_LETTER), hues):
             hsv = np.uint8([[[h, rng.integers(60, 230), rng.integers(120, 240)]]])
             pal[p] = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
-    square = j(((190, 215, 225), (235, 238, 240), (200, 225, 235), (175, 200, 210))[rng.integers(4)], 10)
-    line = j(((245, 245, 245), (140, 140, 140), (30, 30, 30), (200, 210, 215))[rng.integers(4)], 10)
+    square = jitter_colour(rng, ((190, 215, 225), (235, 238, 240), (200, 225, 235), (175, 200, 210))[rng.integers(4)], 10)
+    line = jitter_colour(rng, ((245, 245, 245), (140, 140, 140), (30, 30, 30), (200, 210, 215))[rng.integers(4)], 10)
     wood = rng.random() < 0.7
-    tile = j(_WOODS[rng.integers(len(_WOODS))] if wood else _PLAINS[rng.integers(len(_PLAINS))], 10)
+    tile = jitter_colour(rng, _WOODS[rng.integers(len(_WOODS))] if wood else _PLAINS[rng.integers(len(_PLAINS))], 10)
     dark_tile = sum(tile) < 300
-    ink = (235, 235, 235) if dark_tile else j((25, 25, 30), 10)
+    ink = (235, 235, 235) if dark_tile else jitter_colour(rng, (25, 25, 30), 10)
     return Style(
         square=square, line=line, line_width=float(rng.uniform(0.03, 0.14)), premium=pal,
         label_color=(245, 245, 245) if rng.random() < 0.4 else (40, 40, 40),
         label_kind=("words", "short", "none")[rng.choice(3, p=[0.7, 0.2, 0.1])],
-        frame=j(((40, 40, 170), (60, 100, 140), (30, 30, 30), (200, 200, 200))[rng.integers(4)], 20),
+        frame=jitter_colour(rng, ((40, 40, 170), (60, 100, 140), (30, 30, 30), (200, 200, 200))[rng.integers(4)], 20),
         tile=tile, tile_kind="wood" if wood else "plain", ink=ink,
         letter_font=fonts[rng.integers(len(fonts))], value_font=fonts[rng.integers(len(fonts))],
         label_font=fonts[rng.integers(len(fonts))], letter_height=float(rng.uniform(0.42, 0.6)),

@@ -30,7 +30,7 @@ from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TILE_SETS, all_glyphs
 from board_pi.vision.editions import edition_style
 from board_pi.vision.read import MODEL_PATH, N, PATCH, SQUARE_PX, Reader, _warp, label_of, patches
-from board_pi.vision.render import random_rows, random_style, render_board
+from board_pi.vision.render import jitter_colour, random_rows, random_style, render_board
 
 CLASSES: tuple[str, ...] = (".",) + all_glyphs() + ("?",)
 """What the model tells apart: empty, every face of every tile set (rules.tiles.TILE_SETS), a blank."""
@@ -79,7 +79,7 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     edition = edition_share > 0 and rng.random() < edition_share
     style = edition_style(rng) if edition else random_style(rng)
     if not edition and rng.random() < 0.33:
-        tile = tuple(int(v) for v in np.clip(np.array(style.square) + rng.normal(0, 10, 3), 0, 255))
+        tile = jitter_colour(rng, style.square, 10)
         style = replace(style, tile=tile, tile_kind=("plain", "wood")[int(rng.random() < 0.4)],
                         ink=(25, 25, 30))
     r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)

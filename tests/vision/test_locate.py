@@ -16,6 +16,14 @@ from tests.vision.drawn_boards import (DELUXE, MODERN, DrawnBoard, corner_error,
 LABELS = Path(__file__).resolve().parents[1] / "data" / "jheidel_corners.json"
 
 
+def assert_found(image: np.ndarray, corners: np.ndarray, within: float) -> None:
+    """The board is found, its grid within ``within`` of a square of ``corners`` (any turn)."""
+    loc = find_board(image)
+    assert loc is not None
+    square = float(np.linalg.norm(corners[1] - corners[0])) / 15
+    assert corner_error_any_turn(loc.corners, corners) < within * square
+
+
 @pytest.mark.parametrize(
     "edition, turn, tilt, spin",
     [
@@ -72,20 +80,14 @@ def test_board_whose_lines_hardly_show(seed: int) -> None:
     # fainter lines looked for (50_008), from the premium squares alone (50_009), or with the
     # local contrast stretched (50_017).
     r = random_edition(seed)
-    loc = find_board(r.image)
-    assert loc is not None
-    square = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 15
-    assert corner_error_any_turn(loc.corners, r.corners) < 0.25 * square
+    assert_found(r.image, r.corners, 0.25)
 
 
 def test_lattice_seen_in_part_at_the_small_size() -> None:
     # At 640 px a walk covering a quarter of the grid fits a skewed lattice; the 1024-px copy,
     # asked because so little of the grid was seen, finds it whole (before: not found).
     r = random_edition(50_007)
-    loc = find_board(r.image)
-    assert loc is not None
-    square = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 15
-    assert corner_error_any_turn(loc.corners, r.corners) < 0.25 * square
+    assert_found(r.image, r.corners, 0.25)
 
 
 @pytest.mark.parametrize("edition, seed", [("cream", 2), ("cream", 7), ("wooden", 7), ("green", 3), ("sage", 5),
@@ -104,10 +106,7 @@ def test_crowded_board_filling_a_top_down_frame(edition: str, seed: int) -> None
     rows = game_like_rows(rng, ENGLISH)
     style = random_style(rng) if edition == "cream" else edition_style(rng, edition)
     r = render_board(rows, seed=31_000_000 + seed, style=style, tilt=3, fill=(0.95, 1.02), hand=False)
-    loc = find_board(r.image)
-    assert loc is not None
-    square = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 15
-    assert corner_error_any_turn(loc.corners, r.corners) < 0.25 * square
+    assert_found(r.image, r.corners, 0.25)
 
 
 @pytest.mark.parametrize("seed", [32_002_003, 32_002_005])
@@ -121,10 +120,7 @@ def test_pale_edition_grid_is_not_a_square_off(seed: int) -> None:
     rng = np.random.default_rng(seed)
     rows = game_like_rows(rng)
     r = render_board(rows, seed=seed, style=edition_style(rng, "lavender"), hand=False)
-    loc = find_board(r.image)
-    assert loc is not None
-    square = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 15
-    assert corner_error_any_turn(loc.corners, r.corners) < 0.3 * square
+    assert_found(r.image, r.corners, 0.3)
 
 
 def test_empty_board_says_its_turn_is_unknown() -> None:

@@ -176,12 +176,9 @@ def test_the_demo_letters_in_its_catalogue_font_or_says_why_not(tmp_path, capsys
 
 @pytest.mark.parametrize("name", ["green", "sage", "lavender", "wooden"])
 def test_club_editions_draw_their_own_plain_squares(name):
-    import doctest
+    from board_pi.vision.editions import edition_style
 
-    from board_pi.vision import editions
-
-    assert doctest.testmod(editions).failed == 0
-    style = editions.edition_style(np.random.default_rng(5), name)
+    style = edition_style(np.random.default_rng(5), name)
     r = render_board(EMPTY, seed=2, style=style, hand=False, effects=False)
     w = _warp(r.image, r.corners)
     b, g, red = _cell(w, 1, 2)  # a plain square
@@ -190,6 +187,14 @@ def test_club_editions_draw_their_own_plain_squares(name):
         assert g > red + 30 and g > b + 10 and sum(style.tile) > sum(style.square) + 150
     if name == "lavender":  # pale, blue and red above green
         assert min(b, red) > g and g > 180
+
+
+def test_the_editions_docstring_examples():
+    import doctest
+
+    from board_pi.vision import editions
+
+    assert doctest.testmod(editions).failed == 0
 
 
 def test_an_unknown_edition_is_a_key_error():
