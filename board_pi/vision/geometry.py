@@ -30,6 +30,13 @@ PREMIUM_MASK = np.array(
 """The premium layout as a 15x15 mask (1 on premium squares): the same on every edition, and the
 same under every quarter turn and under transposition, so it places a grid but cannot turn it."""
 
+PREMIUM_KINDS = np.array(
+    [[list(Premium).index(STANDARD.premium(Square(r, c))) for c in range(GRID)] for r in range(GRID)],
+    dtype=np.int8,
+)
+"""The premium layout as a 15x15 map of each square's kind (plain, and each premium in turn):
+squares of one kind are printed alike on every edition, whatever its colours."""
+
 
 def _corners(corners: np.ndarray) -> np.ndarray:
     return np.asarray(corners, np.float32).reshape(4, 2)

@@ -123,6 +123,67 @@ def test_pale_edition_grid_is_not_a_square_off(seed: int) -> None:
     assert_found(r.image, r.corners, 0.3)
 
 
+def _bench_frame(seed: int, hand: bool | None = None):
+    """A frame as bench_read draws them (seeds 40_000_000 on: a hand in about a third of them)."""
+    from board_pi.vision.evaluate import game_like_rows
+    from board_pi.vision.render import render_board
+
+    extra = {} if hand is None else {"hand": hand}
+    return render_board(game_like_rows(np.random.default_rng(seed)), seed=seed, **extra)
+
+
+@pytest.mark.parametrize("seed", [40_000_019, 41_000_022])
+def test_white_lines_between_tinted_squares(seed: int) -> None:
+    # Blurred white lines between cream squares all but vanish in grey; the squares are tinted
+    # and the lines are not, so the saturation shows them (before: not found).
+    r = _bench_frame(seed, hand=True if seed >= 41_000_000 else None)
+    assert_found(r.image, r.corners, 0.3)
+
+
+@pytest.mark.parametrize("seed", [40_000_052, 41_000_017, 41_000_026])
+def test_a_hand_over_the_board_does_not_move_the_grid(seed: int) -> None:
+    # Wooden tiles outshine the premiums, and a hand across the frame spoils its evenness: the
+    # grid was placed a square off (six squares off, half out of the frame, for 40_000_052). The
+    # squares' colours gathering by their kind in the layout tell the window.
+    r = _bench_frame(seed, hand=True if seed >= 41_000_000 else None)
+    assert_found(r.image, r.corners, 0.3)
+
+
+def test_a_look_that_keeps_too_few_squares_is_no_grid() -> None:
+    # A walk among a few squares whose fit then keeps fewer than four: no grid, not an OpenCV
+    # error from fitting a homography to three points (the saturation's faint look at this frame).
+    import cv2
+
+    from board_pi.vision.locate import TUNING, _downscale
+    from board_pi.vision.locate.lattice import find_lattice
+    from board_pi.vision.locate.squares import find_quads
+
+    r = _bench_frame(40_000_011, hand=True)
+    for side in TUNING.work_sides:
+        sat = cv2.cvtColor(_downscale(r.image, side), cv2.COLOR_BGR2HSV)[..., 1]
+        find_lattice(find_quads(sat, TUNING.faint_line_contrast), TUNING.faint_min_walk)
+    loc = find_board(r.image)
+    if loc is not None:
+        assert_found(r.image, r.corners, 0.3)
+
+
+def test_squares_of_a_kind_gather_only_in_the_right_window() -> None:
+    # A printed board's colours by kind, a few squares covered by tiles of one colour: the
+    # kinds explain most of the spread in the right window and little a square off.
+    from board_pi.vision.geometry import PREMIUM_KINDS
+    from board_pi.vision.locate.lattice import _kinds_alike
+
+    palette = np.array([[200, 130, 140], [170, 150, 120], [120, 120, 160], [150, 170, 140], [90, 160, 170]], np.float32)
+    board = np.full((17, 17, 3), (60, 128, 128), np.float32)  # the frame round the grid
+    board[1:16, 1:16] = palette[PREMIUM_KINDS]
+    rng = np.random.default_rng(0)
+    for r, c in rng.integers(1, 16, size=(30, 2)):
+        board[r, c] = (180, 135, 160)  # tiles, on squares of every kind
+    right = _kinds_alike(board[1:16, 1:16])
+    assert right > 0.5
+    assert max(_kinds_alike(board[a:a + 15, b:b + 15]) for a, b in [(0, 1), (2, 1), (1, 0), (1, 2), (0, 0)]) < right / 2
+
+
 def test_empty_board_says_its_turn_is_unknown() -> None:
     scene = photograph(DrawnBoard(), seed=4)
     loc = find_board(scene.image)

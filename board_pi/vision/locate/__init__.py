@@ -8,15 +8,17 @@ Each stage is a module of this package, its numbers in :mod:`.tuning`:
    a local threshold, once for boards with dark lines and once for boards with light lines; what
    is left between them are the squares (empty squares, premium squares and tiles alike), found
    as small four-sided contours. Where no grid shows, fainter lines are looked for, then lines
-   on a copy whose local contrast is stretched (pale editions under glare).
+   in the colours' saturation (white lines between tinted squares), then lines on a copy whose
+   local contrast is stretched (pale editions under glare).
 2. :mod:`.lattice`: a lattice is grown from a well-surrounded square to its neighbours, each step predicted from
    the step walked to get there, so perspective is followed without a global model; a
    homography from lattice to image is then fitted to the square centres and extended a square
    at a time to the squares the walk missed.
 3. :mod:`.lattice`: which 15x15 window of the lattice is the playing grid: the one holding the most squares found,
    and, where a hand or tiles hide an edge, the one whose colourful squares best match the premium
-   layout (which is the same on every edition, whatever its colours) and whose surround is the
-   frame, one colour along each side.
+   layout (which is the same on every edition, whatever its colours), whose squares' colours
+   gather by their kind in that layout, and whose surround is the frame, one colour along each
+   side.
 4. :mod:`.refine`: the grid lines are then snapped to, on the full-resolution image, piece by piece.
 5. :mod:`.orientation`: which way up. The premium layout is 8-fold symmetric, so the board's own pattern cannot say.
    The tiles can: a tile's point value is printed small at the bottom right of its letter, so
@@ -117,6 +119,13 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
         # too, a diagonal step or two apart, so a shorter walk among them may seed the fit
         # (which must still end with ``min_squares`` on the lattice).
         found = find_lattice(find_quads(gray, tuning.faint_line_contrast, tuning), tuning.faint_min_walk, tuning)
+    if found is None:
+        # White lines between cream or pale squares, blurred: in grey they all but vanish, but
+        # the squares are tinted and the lines are not, so the lines show in the saturation.
+        sat = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1]
+        found = find_lattice(find_quads(sat, tuning=tuning), tuning=tuning)
+        if found is None:
+            found = find_lattice(find_quads(sat, tuning.faint_line_contrast, tuning), tuning.faint_min_walk, tuning)
     if found is None and stretch:
         # Pale editions (white lines on lavender or cream squares) under glare: the lines show
         # once the local contrast is stretched (at the last size tried only: it is slow).

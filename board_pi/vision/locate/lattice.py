@@ -6,7 +6,8 @@ step walked to get there, so perspective is followed without a global model; a h
 lattice to image is then fitted to the square centres and extended a square at a time to the
 squares the walk missed. The playing grid is the 15x15 window holding the most squares found,
 and, where a hand or tiles hide an edge, the one whose colourful squares best match the premium
-layout (the same on every edition, whatever its colours).
+layout (the same on every edition, whatever its colours), whose squares' colours gather by
+their kind in that layout, and whose surround is the frame.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import math
 import cv2
 import numpy as np
 
-from ..geometry import GRID, PREMIUM_MASK
+from ..geometry import GRID, PREMIUM_KINDS, PREMIUM_MASK
 from .squares import Quads
 from .tuning import TUNING, FinderTuning
 
+_KINDS = [(PREMIUM_KINDS == k).ravel() for k in np.unique(PREMIUM_KINDS)]
 _STEPS = np.array([(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1),
                    (2, 0), (-2, 0), (0, 2), (0, -2)], np.float32)
 
@@ -175,6 +177,8 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
         return None
     H = None
     for _ in range(tuning.fit_rounds):
+        if len(best) < 4:  # RANSAC kept too few to fit a homography
+            return None
         idx = np.array(list(best), np.int64)
         lat = np.array([best[i] for i in idx], np.float32) + 0.5
         H, inl = cv2.findHomography(lat, C[idx], cv2.RANSAC, tuning.fit_inlier_px * float(np.median(S[idx])))
@@ -192,14 +196,17 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
         lab_now = np.array(list(taken))
         lo_i, lo_j = lab_now.min(axis=0) - 1
         hi_i, hi_j = lab_now.max(axis=0) + 1
+        in_best = np.zeros(len(C), bool)
+        in_best[list(best)] = True
+        ratio = S / med
+        near = ((res <= tuning.pickup_residual) & ~in_best & (r[:, 0] >= lo_i) & (r[:, 0] <= hi_i)
+                & (r[:, 1] >= lo_j) & (r[:, 1] <= hi_j)
+                & (ratio > tuning.pickup_size_ratio[0]) & (ratio < tuning.pickup_size_ratio[1]))
         added = 0
-        for q in np.argsort(res).tolist():
-            if res[q] > tuning.pickup_residual:
-                break
+        order = np.argsort(res)
+        for q in order[near[order]].tolist():
             lab = (int(r[q, 0]), int(r[q, 1]))
-            if not (lo_i <= lab[0] <= hi_i and lo_j <= lab[1] <= hi_j):
-                continue
-            if q in best or lab in taken or not tuning.pickup_size_ratio[0] < S[q] / med < tuning.pickup_size_ratio[1]:
+            if lab in taken:
                 continue
             best[q] = lab
             taken.add(lab)
@@ -214,6 +221,23 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
     if H is None:
         return None
     return best, H
+
+
+def _kinds_alike(colours: np.ndarray) -> float:
+    """How much of a window's colour spread its squares' kinds explain (0: none, 1: all).
+
+    ``colours`` is 15x15x3. Squares of one kind (plain, double letter, ...) are printed alike,
+    so in the right window each kind's colours gather round their own median; in a window a
+    square or more off the kinds are mixed. Medians and absolute deviations, so the tiles (on
+    squares of every kind) and a hand weigh as outliers, not as a colour of their own; and no
+    colour is assumed, so it holds on every edition, unlike the premiums' colourfulness.
+    """
+    c = colours.reshape(-1, 3)
+    total = float(np.abs(c - np.median(c, axis=0)).sum())
+    if total < 1e-6:
+        return 0.0
+    within = sum(float(np.abs(c[m] - np.median(c[m], axis=0)).sum()) for m in _KINDS)
+    return 1.0 - within / total
 
 
 def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.ndarray,
@@ -275,8 +299,9 @@ def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.n
                      (col3[a:a + GRID, b + GRID], inside[a:a + GRID, b + GRID])]
             seen = [float(np.linalg.norm(c[m].std(axis=0))) for c, m in sides if m.sum() >= GRID // 2]
             ring = float(np.mean(seen)) / spread if seen else 1.0
+            kinds = _kinds_alike(col3[a:a + GRID, b:b + GRID])
             score = (count / len(L) + tuning.window_premium_weight * corr + tuning.window_visible_weight * vis
-                     - tuning.window_frame_weight * ring)
+                     - tuning.window_frame_weight * ring + tuning.window_kinds_weight * kinds)
             if best is None or score > best[0]:
                 best = (score, i0, j0, count)
     assert best is not None

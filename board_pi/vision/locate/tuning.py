@@ -82,6 +82,10 @@ class FinderTuning:
     """Weight of the premium layout's match against the share of squares found in the window."""
     window_frame_weight: float = 0.6
     """Weight of how evenly coloured the squares just outside the window are (the frame is)."""
+    window_kinds_weight: float = 4.0
+    """Weight of how well the squares' colours gather by their kind in the layout (each premium
+    and the plain squares): what places the window when tiles outshine the premiums or a hand
+    crosses the frame."""
     window_visible_weight: float = 0.2
     """Weight of how much of the window lies in the frame."""
     confident_share: float = 0.5
