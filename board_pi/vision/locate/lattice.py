@@ -176,6 +176,7 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
     if len(best) < min_walk:
         return None
     H = None
+    before: set[tuple[int, tuple[int, int]]] = set()
     for _ in range(tuning.fit_rounds):
         if len(best) < 4:  # RANSAC kept too few to fit a homography
             return None
@@ -211,8 +212,12 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
             best[q] = lab
             taken.add(lab)
             added += 1
-        if added == 0:
+        # No squares added, or the same ones the fit refused last round added again: the next
+        # rounds would repeat this one (the fit is deterministic), so they are skipped.
+        now = set(best.items())
+        if added == 0 or now == before:
             break
+        before = now
     if len(best) < tuning.min_squares:
         return None
     idx = np.array(list(best), np.int64)
