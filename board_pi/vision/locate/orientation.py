@@ -44,23 +44,22 @@ def tile_orientation_votes(top: np.ndarray) -> np.ndarray:
     count, _, stats, cents = cv2.connectedComponentsWithStats(ink, connectivity=8)
     big = np.maximum(stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]).astype(np.float32)
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float32)
-    letters = [i for i in range(1, count) if 0.3 * n <= big[i] <= 0.85 * n and area[i] >= 0.02 * n * n]
-    digits = np.array([i for i in range(1, count) if 0.1 * n <= big[i] < 0.3 * n and area[i] >= 0.004 * n * n], np.int64)
+    w = np.arange(count) >= 1  # label 0 is the background
+    letters = np.flatnonzero(w & (big >= 0.3 * n) & (big <= 0.85 * n) & (area >= 0.02 * n * n))
+    digits = np.flatnonzero(w & (big >= 0.1 * n) & (big < 0.3 * n) & (area >= 0.004 * n * n))
     votes = np.zeros(4, np.float32)
-    if not letters or len(digits) == 0:
+    if len(letters) == 0 or len(digits) == 0:
         return votes
-    dc = cents[digits]
-    for i in letters:
-        d = dc - cents[i]
-        dist = np.hypot(d[:, 0], d[:, 1])
-        ok = (dist > 0.22 * n) & (dist < 0.6 * n) & (np.abs(d[:, 0]) > 0.1 * n) & (np.abs(d[:, 1]) > 0.08 * n)
-        if not ok.any():
-            continue
-        k = int(np.argmin(np.where(ok, dist, np.inf)))
-        dx, dy = d[k]
-        # Digit at the bottom right: upright; bottom left: turned 90; top left: 180; top right: 270.
-        turn = (0 if dy > 0 else 3) if dx > 0 else (1 if dy > 0 else 2)
-        votes[turn] += 1
+    d = cents[digits][None, :, :] - cents[letters][:, None, :]  # (letters, digits, 2)
+    dist = np.hypot(d[..., 0], d[..., 1])
+    ok = (dist > 0.22 * n) & (dist < 0.6 * n) & (np.abs(d[..., 0]) > 0.1 * n) & (np.abs(d[..., 1]) > 0.08 * n)
+    has = ok.any(axis=1)
+    # Each letter's nearest digit diagonally beside it.
+    k = np.argmin(np.where(ok, dist, np.inf), axis=1)[has]
+    dx, dy = d[has, k, 0], d[has, k, 1]
+    # Digit at the bottom right: upright; bottom left: turned 90; top left: 180; top right: 270.
+    turn = np.where(dx > 0, np.where(dy > 0, 0, 3), np.where(dy > 0, 1, 2))
+    votes += np.bincount(turn, minlength=4).astype(np.float32)
     return votes
 
 
