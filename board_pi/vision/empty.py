@@ -58,11 +58,11 @@ def square_colours(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
     """Each square's colour (CIELAB, float 0..255 scale, (15, 15, 3)): the per-channel median of
     the middle half of the square, where a tile's letter takes a minority of the pixels and
     neither its edges nor the grid lines fall."""
-    lab = cv2.cvtColor(warped, cv2.COLOR_BGR2LAB)
-    g = lab[pad:pad + N * square_px, pad:pad + N * square_px].reshape(N, square_px, N, square_px, 3)
+    g = warped[pad:pad + N * square_px, pad:pad + N * square_px].reshape(N, square_px, N, square_px, 3)
     a, b = square_px // 4, square_px - square_px // 4
-    inner = g[:, a:b:2, :, a:b:2].transpose(0, 2, 1, 3, 4).reshape(N, N, -1, 3)  # every other pixel: enough
-    return np.median(inner, axis=2).astype(np.float32)
+    inner = g[:, a:b:2, :, a:b:2].transpose(0, 2, 1, 3, 4).reshape(N * N, -1, 3)  # every other pixel: enough
+    lab = cv2.cvtColor(np.ascontiguousarray(inner), cv2.COLOR_BGR2LAB)  # only the pixels sampled
+    return np.median(lab.reshape(N, N, -1, 3), axis=2).astype(np.float32)
 
 
 @dataclass(frozen=True, eq=False)
