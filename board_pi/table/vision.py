@@ -98,6 +98,8 @@ class VisionReader:
         """
         from dataclasses import replace
 
+        from ..vision.calibration import held_to
+
         if self._ref_grid is None:
             return corners
         placed = [(r, c) for r in range(N) for c in range(N) if self._ref_grid[r][c] != "."]
@@ -115,7 +117,9 @@ class VisionReader:
         scores = [agreement(c) for c in candidates]
         k = int(np.argmax(scores))
         if agreement(old) >= scores[k]:
-            self.tracker.calibration = before  # it had not moved
+            # It had not moved: the tiles put down since fooled the check. Later frames are held
+            # to this one, or each would raise the same alarm (and a search, and these reads).
+            self.tracker.keep(held_to(before, frame))
             return old
         cal = self.tracker.calibration
         if k:

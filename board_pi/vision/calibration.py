@@ -386,10 +386,25 @@ def calibrate(
         frame_size=(w, h),
         markers=markers,
         camera=dict(camera or {}),
-        reference={"lines": round(fit.lines, 4), "pieces": round(fit.pieces, 4), "premium": round(fit.premium, 4)},
+        reference=_reference(fit),
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         empty=empty_look(image, corners),
     )
+
+
+def _reference(fit: GridFit) -> dict[str, float]:
+    return {"lines": round(fit.lines, 4), "pieces": round(fit.pieces, 4), "premium": round(fit.premium, 4)}
+
+
+def held_to(cal: Calibration, image: np.ndarray) -> Calibration:
+    """``cal`` with later frames held to this frame's check scores rather than its own frame's.
+
+    For a false alarm: the check said "moved", yet the board was found where it was. Tiles put
+    down since the calibration frame (their edges beside the lines, premium squares covered)
+    lower what the check sees; held to the empty board's scores, every later frame would raise
+    the same alarm and the board be looked for again at each.
+    """
+    return replace(cal, reference=_reference(grid_fit(image, cal.corners)))
 
 
 def _closest_turn(new: BoardLocation, old_corners: np.ndarray) -> BoardLocation:
@@ -449,6 +464,13 @@ class Tracker:
         if self.path is not None:
             save(self.calibration, self.path)
         return self.calibration.location
+
+    def keep(self, cal: Calibration) -> None:
+        """Make ``cal`` the calibration (saved where the tracker saves), e.g. the one from before
+        a false alarm."""
+        self.calibration = cal
+        if self.path is not None:
+            save(cal, self.path)
 
     def _find_again(self, frame: np.ndarray) -> BoardLocation | None:
         cal = self.calibration

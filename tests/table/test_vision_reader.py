@@ -62,4 +62,35 @@ def test_the_committed_tiles_settle_where_the_board_is_and_which_way_round() -> 
     # A false alarm: the grid "found again" a square off; the grid it had reads the tiles back.
     shifted = corners + np.float32([corners[1] - corners[0]]) / 15
     got = reader._orient(image, shifted, right)
-    assert np.abs(got - corners).max() < 1.0 and tracker.calibration is right
+    assert np.abs(got - corners).max() < 1.0
+    assert np.array_equal(tracker.calibration.corners, right.corners)
+    assert tracker.calibration.rotation == right.rotation
+
+
+def test_a_false_alarm_is_raised_once_not_at_every_frame() -> None:
+    # Calibrated on the empty board; a board filling with tiles shows fewer of its lines where
+    # they were (tile edges beside them), and the check, held to the empty board, says "moved".
+    # The board is found where it was; later frames are held to this one, not searched again.
+    from board_pi.vision.calibration import check
+    from board_pi.vision.evaluate import game_like_rows
+
+    image, corners = frame(EMPTY, 0, effects=False)
+    tracker = Tracker(calibrate(image, corners, rotation=0, use_markers=False))
+    reader = VisionReader(tracker=tracker)
+    reader.read(image)
+    reader.commit(EMPTY)
+    reader.read(frame(SAMPLE_ROWS, 1, effects=False)[0])
+    reader.commit(SAMPLE_ROWS)
+    more = game_like_rows(np.random.default_rng(2))
+    full = ["".join(a if a != "." else b for a, b in zip(r1, r2)) for r1, r2 in zip(SAMPLE_ROWS, more)]
+    first, _ = frame(full, 2, effects=False)
+    assert not check(first, tracker.calibration).ok  # the alarm
+    moves = tracker.moves
+    assert reader.read(first) is not None
+    assert tracker.moves == moves + 1  # looked for once, found where it was
+    assert np.abs(tracker.calibration.corners - corners).max() < 1.0
+    # The same board in later frames (sensor noise only: the tiles lie as they lay).
+    for n in (3, 4):
+        noise = np.random.default_rng(n).normal(0, 2.0, first.shape)
+        assert reader.read(np.clip(first + noise, 0, 255).astype(np.uint8)) is not None
+    assert tracker.moves == moves + 1  # before: once more at every frame
