@@ -402,9 +402,12 @@ def held_to(cal: Calibration, image: np.ndarray) -> Calibration:
     For a false alarm: the check said "moved", yet the board was found where it was. Tiles put
     down since the calibration frame (their edges beside the lines, premium squares covered)
     lower what the check sees; held to the empty board's scores, every later frame would raise
-    the same alarm and the board be looked for again at each.
+    the same alarm and the board be looked for again at each. The share of the grid seen is not
+    lowered (a hand in this frame must not make a hidden board pass for a clear one later).
     """
-    return replace(cal, reference=_reference(grid_fit(image, cal.corners)))
+    now = _reference(grid_fit(image, cal.corners))
+    now["pieces"] = max(now["pieces"], cal.reference.get("pieces", 0.0))
+    return replace(cal, reference=now)
 
 
 def _closest_turn(new: BoardLocation, old_corners: np.ndarray) -> BoardLocation:
