@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -12,6 +13,9 @@ import pytest
 from board_pi.vision.locate import BoardLocation, find_board, locate_grid, tile_orientation_votes, warp_board
 from tests.vision.drawn_boards import (DELUXE, MODERN, DrawnBoard, corner_error, corner_error_any_turn, photograph,
                                       random_edition, some_tiles)
+
+if TYPE_CHECKING:
+    from board_pi.vision.render import Rendered
 
 LABELS = Path(__file__).resolve().parents[1] / "data" / "jheidel_corners.json"
 
@@ -123,7 +127,7 @@ def test_pale_edition_grid_is_not_a_square_off(seed: int) -> None:
     assert_found(r.image, r.corners, 0.3)
 
 
-def _bench_frame(seed: int, hand: bool | None = None):
+def _bench_frame(seed: int, hand: bool | None = None) -> Rendered:
     """A frame as bench_read draws them (seeds 40_000_000 on: a hand in about a third of them)."""
     from board_pi.vision.evaluate import game_like_rows
     from board_pi.vision.render import render_board
