@@ -113,10 +113,12 @@ class VisionReader:
             return sum(cells[r][q] == self._ref_grid[r][q] for r, q in placed)
 
         old = np.asarray(before.corners, np.float32).reshape(4, 2)
+        at_old = agreement(old)
         candidates = [np.roll(corners, -k, axis=0).astype(np.float32) for k in range(4)]
-        scores = [agreement(c) for c in candidates]
+        # Where the old grid reads every tile back no candidate can do better: not read.
+        scores = [agreement(c) for c in candidates] if at_old < len(placed) else [at_old] * 4
         k = int(np.argmax(scores))
-        if agreement(old) >= scores[k]:
+        if at_old >= scores[k]:
             # It had not moved: the tiles put down since fooled the check. Later frames are held
             # to this one, or each would raise the same alarm (and a search, and these reads).
             self.tracker.keep(held_to(before, frame))
