@@ -41,8 +41,9 @@ def _square(truth: np.ndarray) -> float:
 
 def _report(name: str, rows: list[dict]) -> None:
     found = [r for r in rows if r["found"]]
-    placed = sum(r.get("max_sq", 1.0) < 0.5 for r in found)
-    print(f"\n{name}: {len(found)}/{len(rows)} found" + (f", {placed} of them within half a square" if found and "max_sq" in found[0] else ""))
+    measured = [r for r in found if "max_sq" in r]  # found where the truth is known
+    placed = f", {sum(r['max_sq'] < 0.5 for r in measured)} of them within half a square" if measured else ""
+    print(f"\n{name}: {len(found)}/{len(rows)} found{placed}")
     if not found:
         return
     px_mean = statistics.mean(r["mean_px"] for r in found)

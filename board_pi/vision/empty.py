@@ -27,11 +27,12 @@ from typing import Any
 import cv2
 import numpy as np
 
-from board_pi.rules.board import STANDARD, Premium, Square
+from board_pi.rules.board import Premium
+from board_pi.vision.geometry import PREMIUM_KINDS
 
 N = 15
-KINDS = (Premium.NONE, Premium.DOUBLE_LETTER, Premium.TRIPLE_LETTER, Premium.DOUBLE_WORD, Premium.TRIPLE_WORD)
-KIND = np.array([[KINDS.index(STANDARD.premium(Square(r, c))) for c in range(N)] for r in range(N)], np.int64)
+KINDS = tuple(Premium)
+KIND = PREMIUM_KINDS
 """Each square's kind (an index into :data:`KINDS`) on the standard layout."""
 
 SURE_LETTER = 0.9

@@ -23,19 +23,17 @@ from board_pi.rules.board import STANDARD, Premium, Square
 GRID = 15
 """Squares along each side of the playing grid."""
 
-PREMIUM_MASK = np.array(
-    [[STANDARD.premium(Square(r, c)) is not Premium.NONE for c in range(GRID)] for r in range(GRID)],
-    dtype=np.float32,
-)
-"""The premium layout as a 15x15 mask (1 on premium squares): the same on every edition, and the
-same under every quarter turn and under transposition, so it places a grid but cannot turn it."""
-
 PREMIUM_KINDS = np.array(
     [[list(Premium).index(STANDARD.premium(Square(r, c))) for c in range(GRID)] for r in range(GRID)],
     dtype=np.int8,
 )
-"""The premium layout as a 15x15 map of each square's kind (plain, and each premium in turn):
-squares of one kind are printed alike on every edition, whatever its colours."""
+"""The premium layout as a 15x15 map of each square's kind (an index into ``tuple(Premium)``:
+plain, then each premium in turn): squares of one kind are printed alike on every edition,
+whatever its colours."""
+
+PREMIUM_MASK = (PREMIUM_KINDS != list(Premium).index(Premium.NONE)).astype(np.float32)
+"""The premium layout as a 15x15 mask (1 on premium squares): the same on every edition, and the
+same under every quarter turn and under transposition, so it places a grid but cannot turn it."""
 
 
 def _corners(corners: np.ndarray) -> np.ndarray:

@@ -156,8 +156,6 @@ def test_a_hand_over_the_board_does_not_move_the_grid(seed: int) -> None:
 def test_a_look_that_keeps_too_few_squares_is_no_grid() -> None:
     # A walk among a few squares whose fit then keeps fewer than four: no grid, not an OpenCV
     # error from fitting a homography to three points (the saturation's faint look at this frame).
-    import cv2
-
     from board_pi.vision.locate import TUNING, _downscale
     from board_pi.vision.locate.lattice import find_lattice
     from board_pi.vision.locate.squares import find_quads

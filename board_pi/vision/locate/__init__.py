@@ -106,26 +106,30 @@ def _downscale(image: np.ndarray, side: int) -> np.ndarray:
     return image
 
 
+def _lattice_in(channel: np.ndarray, tuning: FinderTuning) -> tuple[dict[int, tuple[int, int]], np.ndarray] | None:
+    """The lattice of squares between the lines of one channel of the working copy, looked for
+    at the usual line contrast and then at the faint one."""
+    found = find_lattice(find_quads(channel, tuning=tuning), tuning=tuning)
+    if found is None:
+        # Faint lines (white lines between near-white squares): look for fainter lines. Where
+        # they cannot be seen at all, the premium squares still can: they lie on the lattice
+        # too, a diagonal step or two apart, so a shorter walk among them may seed the fit
+        # (which must still end with ``min_squares`` on the lattice).
+        found = find_lattice(find_quads(channel, tuning.faint_line_contrast, tuning), tuning.faint_min_walk, tuning)
+    return found
+
+
 def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
                stretch: bool = True) -> tuple[np.ndarray, float] | None:
     h, w = bgr.shape[:2]
     small = _downscale(bgr, side)
     sx, sy = small.shape[1] / w, small.shape[0] / h
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    found = find_lattice(find_quads(gray, tuning=tuning), tuning=tuning)
-    if found is None:
-        # Faint lines (white lines between near-white squares): look for fainter lines. Where
-        # they cannot be seen at all, the premium squares still can: they lie on the lattice
-        # too, a diagonal step or two apart, so a shorter walk among them may seed the fit
-        # (which must still end with ``min_squares`` on the lattice).
-        found = find_lattice(find_quads(gray, tuning.faint_line_contrast, tuning), tuning.faint_min_walk, tuning)
+    found = _lattice_in(gray, tuning)
     if found is None:
         # White lines between cream or pale squares, blurred: in grey they all but vanish, but
         # the squares are tinted and the lines are not, so the lines show in the saturation.
-        sat = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1]
-        found = find_lattice(find_quads(sat, tuning=tuning), tuning=tuning)
-        if found is None:
-            found = find_lattice(find_quads(sat, tuning.faint_line_contrast, tuning), tuning.faint_min_walk, tuning)
+        found = _lattice_in(cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1], tuning)
     if found is None and stretch:
         # Pale editions (white lines on lavender or cream squares) under glare: the lines show
         # once the local contrast is stretched (at the last size tried only: it is slow).
