@@ -113,7 +113,9 @@ class GameState:
     end_reason: str = ""
     scores_before_racks: list[int] | None = None
     settled: set[int] = field(default_factory=set)  # players whose rack points are in
-    skip: set[int] = field(default_factory=set)
+    skip: Counter[int] = field(default_factory=Counter)
+    """Lost turns still to be taken, by player (casual games: a challenger who is not next to play
+    loses their next turn; one who challenges again before it comes loses the one after too)."""
     moves: list[MoveLine] = field(default_factory=list)
 
     @property
@@ -352,8 +354,10 @@ def _check_racks(tiles: TileSet, racks: dict[int, str], who: list[int], unseen: 
 def _next_turn(s: GameState, player: int) -> None:
     n = len(s.players)
     t = (player + 1) % n
-    while t in s.skip:  # a casual game's lost turn, taken when it comes round
-        s.skip.discard(t)
+    while s.skip[t] > 0:  # a casual game's lost turn, taken when it comes round
+        s.skip[t] -= 1
+        if not s.skip[t]:
+            del s.skip[t]
         s.scoreless += 1
         t = (t + 1) % n
     s.turn = t
@@ -420,7 +424,7 @@ def _apply(s: GameState, e: Event, index: int) -> None:
         # A challenger who is not next to play (casual games): their next turn is skipped.
         if s.last_play is None or e.player == s.last_play.player:
             raise IllegalEvent(f"{_name(s, e.player)} has not challenged the last play")
-        s.skip.add(e.player)
+        s.skip[e.player] += 1
 
     elif isinstance(e, (Passed, TurnLost)):
         if s.going_out is not None and e.player == s.turn and not s.over:

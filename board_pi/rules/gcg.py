@@ -22,6 +22,7 @@ import codecs
 import enum
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .board import BadCoordinate, Coordinate, split_row
@@ -496,14 +497,14 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
                 isinstance(e, TurnLost) and e.player == g.state.turn):
             write_owed()
         before = g.state.last_play
-        skip_before = set(g.state.skip)
+        skip_before = Counter(g.state.skip)
         g.append(e)
         s = g.state
         p = getattr(e, "player", None)
         if p is None:
             continue
         nick, total = nicks[p], s.scores[p]
-        if isinstance(e, TurnLost) and p in s.skip - skip_before:
+        if isinstance(e, TurnLost) and s.skip[p] > skip_before[p]:
             continue  # a lost turn still to come: written as a pass when the turn comes (below)
         if isinstance(e, PlayMade):
             assert s.last_play is not None
@@ -534,7 +535,7 @@ def record_from_game(game: Game, nicks: list[str] | None = None, lexicon: str = 
         elif isinstance(e, (Passed, TurnLost)):  # a lost turn is written as a pass
             rec.moves.append(GcgMove(MoveKind.PASS, nick, total=total))
         # Lost turns taken as the turn came round (casual double challenge), in turn order.
-        owed += sorted(skip_before - s.skip, key=lambda q: (q - p - 1) % n)
+        owed += sorted((skip_before - s.skip).elements(), key=lambda q: (q - p - 1) % n)
     write_owed()
     # The table never sees a rack: a play's rack is written as the tiles it used, other
     # events leave the rack out (the reader accepts both).

@@ -598,3 +598,32 @@ def test_lost_turn_then_a_challenge_of_the_next_play() -> None:
     assert report.ok, report.error
     r = report.game.state
     assert (r.board, r.scores, r.turn, r.scoreless) == (g.state.board, g.state.scores, 0, 2)
+
+
+def test_lost_turns_owed_twice_are_both_taken_and_written_where_they_went_by() -> None:
+    # Found by the round trip: in a casual game Ann challenges two good plays before her lost
+    # turn comes round. She owes two turns, not one, and the record writes each as her pass at
+    # the point her turn went by (a set of owed turns kept one, and wrote the other out of turn).
+    g = Game(["Ann", "Bob", "Cat"], GameRules(challenge=ChallengeRule.DOUBLE, tournament=False))
+    g.play(0, "8D WINDY")
+    g.play(1, "D8 .AS")
+    g.challenge(0, acceptable=True)  # Cat is next: Ann's own next turn is lost
+    g.play(2, "F8 .O")
+    assert g.state.turn == 1  # Ann's turn went by
+    g.challenge(0, acceptable=True)
+    g.play(1, "H8 .ES")
+    g.challenge(0, acceptable=True)  # Cat is next again, and Ann still owes the last one
+    assert g.state.skip[0] == 2
+    g.play(2, "G8 .O")
+    assert g.state.turn == 1 and g.state.skip[0] == 1
+    g.play(1, "E8 .T")
+    g.play(2, "D8 ...T")
+    assert g.state.turn == 1 and not g.state.skip  # both owed turns taken
+    rec = record_from_game(g)
+    assert [(m.nick, m.kind) for m in rec.moves] == [
+        ("Ann", "play"), ("Bob", "play"), ("Cat", "play"), ("Ann", "pass"), ("Bob", "play"),
+        ("Cat", "play"), ("Ann", "pass"), ("Bob", "play"), ("Cat", "play"), ("Ann", "pass")]
+    report = replay(parse_gcg(write_gcg(rec)))
+    assert report.ok, report.error
+    r = report.game.state
+    assert (r.board, r.scores, r.turn, r.scoreless) == (g.state.board, g.state.scores, 1, g.state.scoreless)
