@@ -317,6 +317,8 @@ class Reader:
                             f"{PATCH}: use the model that came with it, or rebuild one (`make model`)")
         self.net = cv2.dnn.readNetFromONNX(str(model_path))
         self.outputs = ["logits", "embedding"]
+        self.second_net = self._second_opinion()
+        """A second network, trained apart, that doubtful squares are also read by (or None)."""
         self.profile = None
         self.memory: Profile | None = None
         """What the table has learnt of its own tiles while playing (:mod:`~board_pi.vision.learn`)."""
@@ -338,18 +340,46 @@ class Reader:
             self._mask, self._mask_key = (mask if mask.sum() > 2 else np.ones(len(self.classes), np.float32)), key
         return self._mask
 
-    def run(self, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Class probabilities (n, 28) and L2-normalised embeddings (n, d) for patches (n, 40, 40, 3)."""
-        if len(batch) == 0:
-            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 1), np.float32)
-        blob = cv2.dnn.blobFromImages(list(batch), 1 / 127.5, (PATCH, PATCH), (127.5, 127.5, 127.5), swapRB=False)
-        self.net.setInput(blob)
-        logits, emb = self.net.forward(self.outputs)
-        logits = logits.reshape(len(batch), -1)
+    SECOND_OPINION = "second"
+    """The folder beside a model that holds its second opinion: another network of the same
+    classes (``tiles.onnx`` and its ``recipe.json``), trained on other boards from the same start.
+    Where the model still doubts a square (below :attr:`SURE`) after looking again from shifted
+    cuts, the two are averaged: two networks trained apart err on different squares, and only
+    the doubtful few pay for the second read.
+    A model with no such folder reads alone."""
+
+    SECOND_OPINION_MOST = 32
+    """The most squares of one read the second opinion is asked about. More in doubt than this
+    (about a seventh of the board) is a hand or an arm over the board, which a second network
+    cannot see through either, and the read would take half as long again for nothing (a blurred
+    board's 25-30 doubtful squares are still asked about)."""
+
+    def _second_opinion(self) -> Any:
+        path = self.model_path.parent / self.SECOND_OPINION / "tiles.onnx"
+        if not path.is_file():
+            return None
+        recipe = _recipe(path)
+        if _classes_in(recipe) != self.classes or recipe.get("patch", PATCH) != PATCH:
+            raise ReadError(f"the second opinion {path} reads other classes or patches than {self.model_path}: "
+                            "replace both together, or remove the folder")
+        return cv2.dnn.readNetFromONNX(str(path))
+
+    def _probs(self, net: Any, blob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One network's class probabilities over the set's own classes, and its L2-normalised
+        embeddings."""
+        net.setInput(blob)
+        logits, emb = net.forward(self.outputs)
+        logits = logits.reshape(len(blob), -1)
         p = np.exp(logits - logits.max(1, keepdims=True)) * self._of_the_set()
-        p /= p.sum(1, keepdims=True)
-        emb = emb.reshape(len(batch), -1)
-        emb = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-6)
+        emb = emb.reshape(len(blob), -1)
+        return p / p.sum(1, keepdims=True), emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-6)
+
+    @staticmethod
+    def _blob(batch: np.ndarray) -> np.ndarray:
+        return cv2.dnn.blobFromImages(list(batch), 1 / 127.5, (PATCH, PATCH), (127.5, 127.5, 127.5), swapRB=False)
+
+    def _adapted(self, p: np.ndarray, emb: np.ndarray) -> np.ndarray:
+        """The network's probabilities moved toward an enrolled profile's and the table's learnt tiles."""
         if self.profile is not None:
             p = (1 - self.KNN_WEIGHT) * p + self.KNN_WEIGHT * self._knn(emb)
         if self.memory is not None:
@@ -357,7 +387,19 @@ class Reader:
             lo, hi = self.MEMORY_LIKE
             w = self.MEMORY_WEIGHT * np.clip((like - lo) / (hi - lo), 0.0, 1.0)[:, None]
             p = (1 - w) * p + w * q
-        return p.astype(np.float32), emb.astype(np.float32)
+        return p.astype(np.float32)
+
+    def run(self, batch: np.ndarray, second_opinion: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Class probabilities (n, classes) and L2-normalised embeddings (n, d) for patches
+        (n, PATCH, PATCH, 3). With ``second_opinion``, the probabilities are the mean of the
+        model's and its second opinion's (:attr:`SECOND_OPINION`), where there is one."""
+        if len(batch) == 0:
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 1), np.float32)
+        blob = self._blob(batch)
+        p, emb = self._probs(self.net, blob)
+        if second_opinion and self.second_net is not None:
+            p = (p + self._probs(self.second_net, blob)[0]) / 2
+        return self._adapted(p, emb), emb.astype(np.float32)
 
     def _knn(self, emb: np.ndarray, profile: Profile | None = None) -> np.ndarray:
         """Class probabilities from the most similar enrolled tile of each class."""
@@ -411,10 +453,12 @@ class Reader:
 
         Squares not read are ``.`` with confidence 0. With ``look_again``, a square read with
         less belief than :attr:`SURE` is read again from its patch cut a little left, right, up
-        and down, and the five readings are averaged: a square at the edge of what the model
-        tells apart (an empty square beside a tile's side and shadow, a blank tile on a square
-        of its colour) reads differently from a slightly different cut, while a clear tile reads
-        the same from all of them. Nothing but the picture is consulted.
+        and down, and the five readings are averaged (with those of the model's second opinion,
+        :attr:`SECOND_OPINION`, where the model still doubts it): a square at the edge of what
+        the model tells apart (an empty square beside a tile's side and shadow, a blank tile on
+        a square of its colour) reads differently from a slightly different cut and to another
+        network, while a clear tile reads the same to all of them. Nothing but the picture is
+        consulted.
 
         ``played``: the board is one a game has made (a photo of a game, a table's board), so a
         tile read with no tile beside it and only surely empty squares around is no tile
@@ -437,7 +481,7 @@ class Reader:
         if look_again and len(sq):
             unsure = np.flatnonzero(p.max(1) < self.SURE)
             if len(unsure):
-                p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure])
+                p[unsure] = self._shifted(warped, [sq[i] for i in unsure])
         if len(sq):
             p = self.weigh_colour(p, sq, warped, committed, empty)
         grid = [["."] * N for _ in range(N)]
@@ -560,14 +604,24 @@ class Reader:
             return replace(reading, turn=turn)
         return replace(self.read(image, np.roll(corners, -k, axis=0), played=played), turn=turn)
 
-    def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]], p0: np.ndarray) -> np.ndarray:
-        """Class probabilities averaged over the centred cut (``p0``) and four shifted ones."""
+    def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]]) -> np.ndarray:
+        """Class probabilities averaged over the centred cut and four shifted ones; where the
+        model still doubts a square, its five readings are each averaged with its second
+        opinion's first (:attr:`SECOND_OPINION`)."""
         d = self.NUDGE_PX
         w = np.pad(warped, ((d, d), (d, d), (0, 0)), mode="edge")
-        cuts = [w[d + r * SQUARE_PX + dy:d + r * SQUARE_PX + dy + PATCH, d + c * SQUARE_PX + dx:d + c * SQUARE_PX + dx + PATCH]
-                for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d)) for r, c in squares]
-        p, _ = self.run(np.stack(cuts))
-        return (p0 + p.reshape(4, len(squares), -1).sum(0)) / 5
+        blob = self._blob(np.stack([w[d + r * SQUARE_PX + dy:d + r * SQUARE_PX + dy + PATCH,
+                                      d + c * SQUARE_PX + dx:d + c * SQUARE_PX + dx + PATCH]
+                                    for dx, dy in ((0, 0), (d, 0), (-d, 0), (0, d), (0, -d)) for r, c in squares]))
+        n = len(squares)
+        raw, emb = self._probs(self.net, blob)
+        p = self._adapted(raw, emb).reshape(5, n, -1).mean(0)
+        still = np.flatnonzero(p.max(1) < self.SURE) if self.second_net is not None else []
+        if 0 < len(still) <= self.SECOND_OPINION_MOST:
+            cut = (np.arange(5)[:, None] * n + still[None, :]).ravel()  # the five cuts of each
+            both = (raw[cut] + self._probs(self.second_net, blob[cut])[0]) / 2
+            p[still] = self._adapted(both, emb[cut]).reshape(5, len(still), -1).mean(0)
+        return p
 
 
 def empty_look(image: np.ndarray, corners: np.ndarray) -> EmptyLook:

@@ -6,6 +6,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -311,3 +312,77 @@ def test_a_model_made_for_another_patch_size_is_refused_with_a_reason(tmp_path):
         Reader(tmp_path / "tiles.onnx")
     (tmp_path / "recipe.json").write_text(json.dumps(recipe), encoding="utf-8")
     assert Reader(tmp_path / "tiles.onnx").classes == tuple(recipe["classes"])
+
+
+def _model_alone(folder: Path) -> Path:
+    """A copy of the committed model with no second opinion beside it."""
+    import shutil
+
+    from board_pi.vision.read import MODEL_PATH
+
+    folder.mkdir(exist_ok=True)
+    shutil.copy(MODEL_PATH, folder / "tiles.onnx")
+    shutil.copy(MODEL_PATH.with_name("recipe.json"), folder / "recipe.json")
+    return folder / "tiles.onnx"
+
+
+def test_the_second_opinion_is_the_mean_of_two_networks_and_only_where_asked(tmp_path):
+    from board_pi.vision.read import MODEL_PATH, patches, _warp
+
+    committed = Reader()
+    alone = Reader(_model_alone(tmp_path / "alone"))
+    second = Reader(MODEL_PATH.parent / Reader.SECOND_OPINION / "tiles.onnx")
+    assert committed.second_net is not None and alone.second_net is None and second.second_net is None
+    _, r = _board(SEEDS[0])
+    batch = patches(_warp(r.image, r.corners), [(7, 7), (0, 0), (3, 9), (14, 14)])
+    p_alone, emb_alone = alone.run(batch)
+    p_second, _ = second.run(batch)
+    p_one, emb_one = committed.run(batch)
+    p_both, emb_both = committed.run(batch, second_opinion=True)
+    assert np.allclose(p_one, p_alone, atol=1e-6) and np.allclose(emb_one, emb_alone, atol=1e-6)
+    assert np.allclose(p_both, (p_alone + p_second) / 2, atol=1e-6)
+    assert np.allclose(emb_both, emb_alone, atol=1e-6)  # the embeddings stay the model's own
+    assert not np.allclose(p_alone, p_second, atol=1e-3)  # two networks, not one read twice
+
+
+def test_a_second_opinion_of_other_classes_is_refused_with_a_reason(tmp_path):
+    from board_pi.vision.read import MODEL_PATH
+
+    path = _model_alone(tmp_path / "model")
+    other = _model_alone(tmp_path / "model" / Reader.SECOND_OPINION)
+    recipe = json.loads(MODEL_PATH.with_name("recipe.json").read_text(encoding="utf-8"))
+    other.with_name("recipe.json").write_text(json.dumps({**recipe, "classes": recipe["classes"][:-2] + ["?"]}),
+                                              encoding="utf-8")
+    with pytest.raises(ReadError, match="second opinion .* reads other classes"):
+        Reader(path)
+
+
+def test_the_second_opinion_reads_doubtful_squares_right_that_the_model_alone_misses(tmp_path):
+    # German boards of the set the second opinion was chosen on (seeds 25,001,000 on): the model
+    # alone misreads one square on each (an H as R, an Ü as U, an empty square as C).
+    from board_pi.rules.tiles import TILE_SETS
+
+    german = TILE_SETS["german"]
+    pair, alone = Reader(tiles=german), Reader(_model_alone(tmp_path / "alone"), tiles=german)
+    t_pair, t_alone = Tally(), Tally()
+    for seed in (25_001_009, 25_001_011, 25_001_029):
+        rows = game_like_rows(np.random.default_rng(seed), german)
+        r = render_board(rows, seed=seed, tiles=german)
+        t_pair.add(rows, pair.read(r.image, r.corners).grid, r.occluded)
+        t_alone.add(rows, alone.read(r.image, r.corners).grid, r.occluded)
+    assert t_alone.squares - t_alone.squares_right == 3, t_alone.errors
+    assert t_pair.squares == t_pair.squares_right, t_pair.errors
+
+
+def test_a_read_with_more_doubtful_squares_than_the_most_reads_alone(tmp_path):
+    # A hand over the board leaves 40-80 squares in doubt: the second opinion is not asked.
+    from board_pi.rules.tiles import TILE_SETS
+
+    german = TILE_SETS["german"]
+    rows = game_like_rows(np.random.default_rng(25_001_009), german)
+    r = render_board(rows, seed=25_001_009, tiles=german)
+    pair, alone = Reader(tiles=german), Reader(_model_alone(tmp_path / "alone"), tiles=german)
+    assert pair.read(r.image, r.corners).grid != alone.read(r.image, r.corners).grid
+    pair.SECOND_OPINION_MOST = 0
+    a, b = pair.read(r.image, r.corners), alone.read(r.image, r.corners)
+    assert a.grid == b.grid and np.allclose(a.confidence, b.confidence, atol=1e-6)
