@@ -339,6 +339,11 @@ def main(argv: list[str] | None = None) -> int:
     # held-out figures, measured through the deployed path (OpenCV dnn)
     from board_pi.vision.evaluate import evaluate_real, evaluate_synthetic
 
+    second = out.parent / Reader.SECOND_OPINION
+    if second.is_dir():
+        print(f"note: {second} beside the new model is the second opinion of the model it replaces, and "
+              f"the figures below include it: train a second from the new one (--init {out} --out "
+              f"{second / 'tiles.onnx'}, another seed) or remove the folder", file=sys.stderr, flush=True)
     reader = Reader(out)
     syn = evaluate_synthetic(reader, range(10_000_000, 10_000_000 + args.val_boards))
     print("held-out synthetic:", json.dumps(syn), flush=True)
