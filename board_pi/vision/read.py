@@ -481,7 +481,7 @@ class Reader:
         if look_again and len(sq):
             unsure = np.flatnonzero(p.max(1) < self.SURE)
             if len(unsure):
-                p[unsure] = self._shifted(warped, [sq[i] for i in unsure])
+                p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure])
         if len(sq):
             p = self.weigh_colour(p, sq, warped, committed, empty)
         grid = [["."] * N for _ in range(N)]
@@ -604,23 +604,30 @@ class Reader:
             return replace(reading, turn=turn)
         return replace(self.read(image, np.roll(corners, -k, axis=0), played=played), turn=turn)
 
-    def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]]) -> np.ndarray:
-        """Class probabilities averaged over the centred cut and four shifted ones; where the
-        model still doubts a square, its five readings are each averaged with its second
-        opinion's first (:attr:`SECOND_OPINION`)."""
+    def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]], p0: np.ndarray) -> np.ndarray:
+        """Class probabilities averaged over the centred cut (read already: ``p0``) and four
+        shifted ones; where the model still doubts a square, its five readings are each averaged
+        with its second opinion's first (:attr:`SECOND_OPINION`)."""
         d = self.NUDGE_PX
         w = np.pad(warped, ((d, d), (d, d), (0, 0)), mode="edge")
+        moves = ((d, 0), (-d, 0), (0, d), (0, -d))
         blob = self._blob(np.stack([w[d + r * SQUARE_PX + dy:d + r * SQUARE_PX + dy + PATCH,
                                       d + c * SQUARE_PX + dx:d + c * SQUARE_PX + dx + PATCH]
-                                    for dx, dy in ((0, 0), (d, 0), (-d, 0), (0, d), (0, -d)) for r, c in squares]))
+                                    for dx, dy in moves for r, c in squares]))
         n = len(squares)
         raw, emb = self._probs(self.net, blob)
-        p = self._adapted(raw, emb).reshape(5, n, -1).mean(0)
+        p = (p0 + self._adapted(raw, emb).reshape(4, n, -1).sum(0)) / 5
         still = np.flatnonzero(p.max(1) < self.SURE) if self.second_net is not None else []
         if 0 < len(still) <= self.SECOND_OPINION_MOST:
-            cut = (np.arange(5)[:, None] * n + still[None, :]).ravel()  # the five cuts of each
-            both = (raw[cut] + self._probs(self.second_net, blob[cut])[0]) / 2
-            p[still] = self._adapted(both, emb[cut]).reshape(5, len(still), -1).mean(0)
+            # The same five cuts of each, read by both networks: the centre ones read again here,
+            # as the model's own reading of them is already adapted.
+            centre = self._blob(patches(warped, [squares[i] for i in still]))
+            cut = (np.arange(4)[:, None] * n + still[None, :]).ravel()
+            both_blob = np.concatenate([centre, blob[cut]])
+            mine, mine_emb = self._probs(self.net, centre)
+            theirs = self._probs(self.second_net, both_blob)[0]
+            both = (np.concatenate([mine, raw[cut]]) + theirs) / 2
+            p[still] = self._adapted(both, np.concatenate([mine_emb, emb[cut]])).reshape(5, len(still), -1).mean(0)
         return p
 
 
