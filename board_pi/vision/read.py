@@ -342,7 +342,8 @@ class Reader:
 
     SECOND_OPINION = "second"
     """The folder beside a model that holds its second opinion: another network of the same
-    classes (``tiles.onnx`` and its ``recipe.json``), trained on other boards from the same start.
+    classes (``tiles.onnx`` and its ``recipe.json``; the committed one, the model trained further
+    on other boards).
     Where the model still doubts a square (below :attr:`SURE`) after looking again from shifted
     cuts, the two are averaged: two networks trained apart err on different squares, and only
     the doubtful few pay for the second read.
