@@ -478,11 +478,16 @@ class Reader:
             if not (0 <= r < N and 0 <= c < N):
                 raise ReadError(f"square ({r}, {c}) is off the board")
         warped = _warp(image, corners)
-        p, _ = self.run(patches(warped, sq))
+        p = np.zeros((0, len(self.classes)), np.float32)
+        if len(sq):
+            blob = self._blob(patches(warped, sq))
+            raw, emb = self._probs(self.net, blob)
+            p = self._adapted(raw, emb)
         if look_again and len(sq):
             unsure = np.flatnonzero(p.max(1) < self.SURE)
             if len(unsure):
-                p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure])
+                p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure],
+                                          (blob[unsure], raw[unsure], emb[unsure]))
         if len(sq):
             p = self.weigh_colour(p, sq, warped, committed, empty)
         grid = [["."] * N for _ in range(N)]
@@ -605,10 +610,12 @@ class Reader:
             return replace(reading, turn=turn)
         return replace(self.read(image, np.roll(corners, -k, axis=0), played=played), turn=turn)
 
-    def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]], p0: np.ndarray) -> np.ndarray:
-        """Class probabilities averaged over the centred cut (read already: ``p0``) and four
-        shifted ones; where the model still doubts a square, its five readings are each averaged
-        with its second opinion's first (:attr:`SECOND_OPINION`)."""
+    def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]], p0: np.ndarray,
+                 centre: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """Class probabilities averaged over the centred cut (read already: ``p0``, from the
+        network's ``centre`` blob, probabilities and embeddings) and four shifted ones; where the
+        model still doubts a square, its five readings are each averaged with its second
+        opinion's first (:attr:`SECOND_OPINION`)."""
         d = self.NUDGE_PX
         w = np.pad(warped, ((d, d), (d, d), (0, 0)), mode="edge")
         moves = ((d, 0), (-d, 0), (0, d), (0, -d))
@@ -620,15 +627,11 @@ class Reader:
         p = (p0 + self._adapted(raw, emb).reshape(4, n, -1).sum(0)) / 5
         still = np.flatnonzero(p.max(1) < self.SURE) if self.second_net is not None else []
         if 0 < len(still) <= self.SECOND_OPINION_MOST:
-            # The same five cuts of each, read by both networks: the centre ones read again here,
-            # as the model's own reading of them is already adapted.
-            centre = self._blob(patches(warped, [squares[i] for i in still]))
-            cut = (np.arange(4)[:, None] * n + still[None, :]).ravel()
-            both_blob = np.concatenate([centre, blob[cut]])
-            mine, mine_emb = self._probs(self.net, centre)
-            theirs = self._probs(self.second_net, both_blob)[0]
-            both = (np.concatenate([mine, raw[cut]]) + theirs) / 2
-            p[still] = self._adapted(both, np.concatenate([mine_emb, emb[cut]])).reshape(5, len(still), -1).mean(0)
+            cut = (np.arange(4)[:, None] * n + still[None, :]).ravel()  # the shifted cuts of each
+            c_blob, c_raw, c_emb = centre
+            theirs = self._probs(self.second_net, np.concatenate([c_blob[still], blob[cut]]))[0]
+            both = (np.concatenate([c_raw[still], raw[cut]]) + theirs) / 2
+            p[still] = self._adapted(both, np.concatenate([c_emb[still], emb[cut]])).reshape(5, len(still), -1).mean(0)
         return p
 
 
