@@ -149,3 +149,13 @@ def test_a_calibration_keeps_the_empty_boards_look(tmp_path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps(data))
     with pytest.raises(CalibrationError, match="empty board"):
         load(tmp_path / "bad.json")
+
+
+def test_the_kinds_median_is_numpys_median() -> None:
+    from board_pi.vision.empty import _median
+
+    rng = np.random.default_rng(7)
+    for n in range(1, 40):
+        for shape in ((n, 3), (n,)):
+            x = rng.normal(size=shape) * 40
+            assert np.array_equal(_median(x), np.median(x, axis=0)), (n, shape)
