@@ -90,7 +90,10 @@ def test_board_pi_hub_serves_the_tables(broker, tmp_path):
             with urllib.request.urlopen(url + "api/tables", timeout=10) as resp:
                 return json.load(resp)
 
-        wait_for(lambda: [t for t in tables() if t["table"] == 2 and t["seq"] == sim.table.journal.last_seq()],
+        # The events and the table's state are two messages: wait for both (the events alone
+        # could be in while the state, and so the players, is still on its way).
+        wait_for(lambda: [t for t in tables() if t["table"] == 2 and t["seq"] == sim.table.journal.last_seq()
+                          and t["players"]],
                  what="table 2 on the hub's page")
         t = tables()[0]
         assert t["players"] == sim.table.game.players and t["online"] is True
