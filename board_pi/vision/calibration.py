@@ -462,10 +462,8 @@ class Tracker:
             return None
         new = calibrate(frame, loc.corners, loc.rotation, use_markers=False, camera=cal.camera)
         # The empty board's appearance stays the one seen before the tiles went down.
-        self.calibration = replace(new, markers=cal.markers or new.markers, empty=cal.empty or new.empty)
+        self.keep(replace(new, markers=cal.markers or new.markers, empty=cal.empty or new.empty))
         self.moves += 1
-        if self.path is not None:
-            save(self.calibration, self.path)
         return self.calibration.location
 
     def keep(self, cal: Calibration) -> None:
