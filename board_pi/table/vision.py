@@ -124,9 +124,8 @@ class VisionReader:
             self.tracker.keep(held_to(before, frame))
             return old
         cal = self.tracker.calibration
-        if k:
-            self.tracker.calibration = replace(cal, corners=candidates[k],
-                                               rotation=(cal.rotation + 90 * k) % 360)
+        if k:  # saved too: after a restart the first frames are read the right way round
+            self.tracker.keep(replace(cal, corners=candidates[k], rotation=(cal.rotation + 90 * k) % 360))
         return candidates[k]
 
     def _gray_warp(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:

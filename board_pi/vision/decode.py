@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
+import cv2
 import numpy as np
 
 EMPTY = "."
@@ -145,3 +146,25 @@ def lone_tiles(tiles: np.ndarray, sure_empty: np.ndarray) -> np.ndarray:
         neighbour_tile |= padded_tiles[1 + dr:1 + dr + n, 1 + dc:1 + dc + n]
         all_empty &= padded_empty[1 + dr:1 + dr + n, 1 + dc:1 + dc + n]
     return tiles & ~neighbour_tile & all_empty
+
+
+HAND_PATCH = 4
+"""Squares touching one another (diagonally too) that each look like a blank or are in doubt,
+this many or more, are a hand or an arm over the board rather than blank tiles: a set holds two
+blanks, and a hand over the board reads to the model as a patch of letterless tiles."""
+
+
+def hand_patches(blank_like: np.ndarray, doubtful: np.ndarray, least: int = HAND_PATCH) -> np.ndarray:
+    """(15, 15) bool: the squares of ``blank_like`` (15x15 bool, the squares read with some belief
+    in a blank) that lie in a patch of at least ``least`` squares, each blank-like or
+    ``doubtful``, touching one another across a side or a corner.
+
+    >>> b = np.zeros((15, 15), bool); d = np.zeros((15, 15), bool)
+    >>> b[0, 0] = b[7, 7] = True; d[6, 6] = d[6, 7] = d[8, 8] = True   # a blank, and a hand
+    >>> [tuple(map(int, q)) for q in zip(*np.nonzero(hand_patches(b, d)))]
+    [(7, 7)]
+    """
+    blank_like = np.asarray(blank_like, bool)
+    patch = (blank_like | np.asarray(doubtful, bool)).astype(np.uint8)
+    _, label, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=8)
+    return blank_like & (stats[label, cv2.CC_STAT_AREA] >= least)

@@ -48,6 +48,10 @@ MAX_TOWARDS_TILE = 1.0
 """The most it may shift them towards a tile: far less, since a square unlike its empty self
 (glare, a shadow) is not yet a tile, and a phantom blank costs a wrong play; it tips only squares
 the model is torn on. (No tuning photo had a blank the model missed, so nothing argued for more.)"""
+MAX_SPREAD_SAY = 3.0
+"""The most the two spreads alone (the empty colour's tighter than the tiles') may shift the
+log-odds towards empty, for a colour that lies in both: a blank on a square of nearly its colour
+(pale editions, wooden boards) is otherwise read as empty however sure the model is of its edges."""
 MIN_TILES = 3
 """Tiles read surely as letters needed before their colour is trusted as the set's tile colour."""
 TAIL = 3.0
@@ -202,7 +206,10 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
     else:
         mu, s = tile
         t2 = np.sum((colours - mu) ** 2, axis=2) / s ** 2
-        log_odds = log_density(t2) - log_density(d2) + 3.0 * np.log(look.spread / s)
+        # The tighter spread makes its centre the denser; the tiles' spread is the lettered
+        # tiles' (their ink, the light across the board), wider than a blank's own, so how much
+        # that alone may say is bounded.
+        log_odds = log_density(t2) - log_density(d2) + np.maximum(3.0 * np.log(look.spread / s), -MAX_SPREAD_SAY)
     return np.clip(np.nan_to_num(log_odds, nan=0.0), -MAX_LOG_ODDS, MAX_TOWARDS_TILE).astype(np.float32)
 
 

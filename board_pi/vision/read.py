@@ -29,7 +29,7 @@ import numpy as np
 
 from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
-from board_pi.vision.decode import SURE_EMPTY, decode, lone_tiles, tile_limits
+from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, lone_tiles, tile_limits
 from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, square_colours, tile_colour,
                                    weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr
@@ -546,7 +546,24 @@ class Reader:
         read = set(squares)
         on_board = [] if committed is None else [
             t for r, row in enumerate(committed) for c, t in enumerate(split_row(row)) if (r, c) not in read]
-        return decode(probs, self.classes, tile_limits(self.tiles.full_bag(), on_board))
+        limits = tile_limits(self.tiles.full_bag(), on_board)
+        blank = self.classes.index(BLANK_CLASS)
+        if int((probs.argmax(1) == blank).sum()) > limits.get(BLANK_CLASS, 0) and len(squares):
+            # More blanks seen than the set has left: a hand over the board is read as a patch of
+            # letterless tiles, and would take the count from the blanks standing clear of it.
+            grid = np.zeros((N, N, 2), bool)
+            rows, cols = np.array(squares).T
+            grid[rows, cols, 0] = probs[:, blank] >= self.BLANK_LIKE
+            grid[rows, cols, 1] = probs.max(1) < self.SURE
+            probs = probs.copy()
+            probs[hand_patches(grid[..., 0], grid[..., 1])[rows, cols], blank] *= self.HAND_BLANK
+        return decode(probs, self.classes, limits)
+
+    BLANK_LIKE = 0.2
+    """The belief in a blank from which a square counts as blank-like for :func:`~board_pi.vision.decode.hand_patches`."""
+    HAND_BLANK = 0.05
+    """How much likelier a blank in a hand's patch must look than a blank clear of it to keep a
+    blank the set has no more of (the factor its belief in a blank is weighed by there)."""
 
     TURN_TILES = 3
     """Tiles needed before the reader judges which way up a board is."""

@@ -44,10 +44,13 @@ def test_only_changed_squares_are_read_and_old_tiles_stay_committed() -> None:
     assert reader.read(image).grid == SAMPLE_ROWS  # type: ignore[union-attr]
 
 
-def test_the_committed_tiles_settle_where_the_board_is_and_which_way_round() -> None:
+def test_the_committed_tiles_settle_where_the_board_is_and_which_way_round(tmp_path) -> None:
+    from board_pi.vision.calibration import load
+
     image, corners = frame(SAMPLE_ROWS, 3)
     right = calibrate(image, corners, rotation=0, use_markers=False)
-    tracker = Tracker(right)
+    saved = tmp_path / "calibration.json"
+    tracker = Tracker(right, path=saved)
     reader = VisionReader(tracker=tracker)
     reader.read(image)
     reader.commit(SAMPLE_ROWS)
@@ -56,9 +59,13 @@ def test_the_committed_tiles_settle_where_the_board_is_and_which_way_round() -> 
     from dataclasses import replace
 
     wrong = replace(right, corners=np.roll(right.corners, -2, axis=0), rotation=180)
+    tracker.calibration = wrong  # as the tracker's search left it
     got = reader._orient(image, np.roll(corners, -2, axis=0), wrong)
     assert np.abs(got - corners).max() < 1.0
-    assert np.abs(tracker.calibration.corners - corners).max() < 1.0
+    assert np.abs(tracker.calibration.corners - corners).max() < 1.0 and tracker.calibration.rotation == 0
+    # ... and saved so: a restart reads the board the right way round from its first frame.
+    assert np.abs(load(saved).corners - corners).max() < 1.0 and load(saved).rotation == 0
+    tracker.calibration = right
     # A false alarm: the grid "found again" a square off; the grid it had reads the tiles back.
     shifted = corners + np.float32([corners[1] - corners[0]]) / 15
     got = reader._orient(image, shifted, right)

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from board_pi.vision.empty import (KIND, KINDS, EmptyLook, colour_log_odds, tile_colour,
+from board_pi.vision.empty import (KIND, KINDS, MAX_SPREAD_SAY, EmptyLook, colour_log_odds, tile_colour,
                                    weigh_blank_against_empty)
 
 # Lavender plain squares, cream tiles: the board the tile model reads blanks on.
@@ -159,3 +159,46 @@ def test_the_kinds_median_is_numpys_median() -> None:
         for shape in ((n, 3), (n,)):
             x = rng.normal(size=shape) * 40
             assert np.array_equal(_median(x), np.median(x, axis=0)), (n, shape)
+
+
+def test_a_blank_the_colour_of_its_square_is_not_read_empty_for_the_spreads_alone() -> None:
+    # Lettered tiles whose colour spreads widely (their ink, the light across the board), a
+    # plain square of nearly their colour: a colour that lies in both says little either way.
+    rng = np.random.default_rng(3)
+    tiles = _tiles()
+    colours = _board(rng, tiles, [])
+    colours[tiles] += rng.normal(0, 30, (int(tiles.sum()), 3)).astype(np.float32)  # a wide spread
+    look = EmptyLook.from_photo(colours, tiles)
+    mu, s = tile_colour(colours, tiles)
+    plain = (KIND == 0) & ~tiles
+    assert s > 5 * float(np.median(look.spread[plain]))
+    colours[plain] = mu + rng.normal(0, 2, (int(plain.sum()), 3)).astype(np.float32)  # squares of the tiles' colour
+    look = EmptyLook.from_photo(colours, tiles)
+    odds = colour_log_odds(colours, look, (mu, s))
+    assert odds[plain].min() >= -MAX_SPREAD_SAY - 0.5  # the spreads' say is bounded
+    # A blank the model is sure of (its edges) on such a square stays a blank.
+    p = np.array([[0.02, 0.0, 0.98]], np.float32)  # (., A, ?)
+    q = weigh_blank_against_empty(p, odds[plain][:1], empty=0, blank=2)
+    assert q[0].argmax() == 2
+
+
+def test_rendered_blanks_on_squares_of_their_colour_are_read(monkeypatch) -> None:
+    # Boards of the tuning set (seeds 25,00k,000 on) where the model is sure of a blank on a
+    # square of nearly its colour and the spreads alone read it as empty.
+    from board_pi.rules.board import split_row
+    from board_pi.rules.tiles import TILE_SETS
+    from board_pi.vision import empty
+    from board_pi.vision.evaluate import game_like_rows
+    from board_pi.vision.read import Reader
+    from board_pi.vision.render import render_board
+
+    for name, seed, (r, c) in (("german", 25_001_019, (14, 2)), ("italian", 25_004_003, (11, 8))):
+        tiles = TILE_SETS[name]
+        rows = game_like_rows(np.random.default_rng(seed), tiles)
+        assert split_row(rows[r])[c].islower()  # a blank, designated
+        board = render_board(rows, seed=seed, tiles=tiles)
+        reader = Reader(tiles=tiles)
+        assert split_row(reader.read(board.image, board.corners).grid[r])[c] == "?"
+        monkeypatch.setattr(empty, "MAX_SPREAD_SAY", 99.0)
+        assert split_row(reader.read(board.image, board.corners).grid[r])[c] == "."
+        monkeypatch.undo()

@@ -386,3 +386,27 @@ def test_a_read_with_more_doubtful_squares_than_the_most_reads_alone(tmp_path):
     pair.SECOND_OPINION_MOST = 0
     a, b = pair.read(r.image, r.corners), alone.read(r.image, r.corners)
     assert a.grid == b.grid and np.allclose(a.confidence, b.confidence, atol=1e-6)
+
+
+def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_it():
+    # Boards of the tuning set (seeds 25,00k,000 on) with a hand over them: the model reads
+    # squares under the hand as letterless tiles, as sure of them as of the two real blanks. The
+    # set holds two, and the hand's patch of doubt gives way, not a blank standing clear of it.
+    from board_pi.rules.board import split_row
+    from board_pi.rules.tiles import TILE_SETS
+
+    for name, seed in (("spanish", 25_003_013), ("dutch-ij", 25_006_002), ("polish", 25_007_035),
+                       ("polish", 25_007_039)):
+        tiles = TILE_SETS[name]
+        rows = game_like_rows(np.random.default_rng(seed), tiles)
+        r = render_board(rows, seed=seed, tiles=tiles)
+        blanks = {(y, x) for y, row in enumerate(rows) for x, t in enumerate(split_row(row))
+                  if (t == "?" or t.islower()) and not r.occluded[y, x]}
+        assert blanks and r.occluded.any()
+        reader = Reader(tiles=tiles)
+        got = [split_row(row) for row in reader.read(r.image, r.corners).grid]
+        assert all(got[y][x] == "?" for y, x in blanks), (name, seed)
+        assert sum(row.count("?") for row in got) == 2
+        reader.HAND_BLANK = 1.0  # a hand weighed as a blank: real blanks lose their count to it
+        got = [split_row(row) for row in reader.read(r.image, r.corners).grid]
+        assert sum(got[y][x] == "?" for y, x in blanks) < len(blanks), (name, seed)
