@@ -542,7 +542,9 @@ class Reader:
 
     def decode(self, probs: np.ndarray, squares: Sequence[tuple[int, int]],
                committed: Sequence[str] | None = None) -> np.ndarray:
-        """The class of each of ``squares`` read together under the tile set's counts."""
+        """The class of each of ``squares`` read together under the tile set's counts. When more
+        blanks are seen than the set has left, a blank in a hand's patch
+        (:func:`~board_pi.vision.decode.hand_patches`) gives way before one standing clear of it."""
         read = set(squares)
         on_board = [] if committed is None else [
             t for r, row in enumerate(committed) for c, t in enumerate(split_row(row)) if (r, c) not in read]
