@@ -43,8 +43,8 @@ def main() -> int:
     memory = TableMemory(None, model=model_fingerprint(learning.model_path))
     tallies = {(part, who): Tally() for part in ("tuning", "held_out") for who in ("model alone", "learning")}
     learn_ms = []
-    print(f"a real game, {len(photos)} hand-labelled photos in move order (a vintage set; the tuning photo is in the "
-          "tile model's training data, the held-out one never used):")
+    print(f"a real game, {len(photos)} hand-labelled photos in move order (a vintage set; of the tuning photos, "
+          "170219 is in the tile model's training data; the held-out ones are never used to choose anything):")
     for name, path, truth, corners in photos:
         image = cv2.imread(str(path))
         part = split.part(name)

@@ -100,8 +100,8 @@ def main() -> int:
     if GAME.is_dir():
         photos = hand_labelled(LABELS / "jheidel_labels.json", LABELS / "jheidel_corners.json", GAME)
         split = real_split()["jheidel-2015"]
-        print(f"a real game on a vintage tile set (jheidel, {len(photos)} photos labelled by hand; the tuning ones are "
-              "in the tile model's training data, the held-out ones never used for anything):")
+        print(f"a real game on a vintage tile set (jheidel, {len(photos)} photos labelled by hand; of the tuning ones, "
+              "170219 is in the tile model's training data; the held-out ones are never used for anything):")
         for part in ("tuning", "held_out"):
             f = evaluate_photos(reader, [p for p in photos if split.part(p[0]) == part])
             if not f["squares"]:
@@ -113,11 +113,11 @@ def main() -> int:
             if f["errors"]:
                 print("    errors: " + ", ".join(f["errors"]))
         # Enrolment ("teach it your tiles"): each photo, as the user's enrolment photo with its
-        # squares known, adapts the reader to the set; the other photo is then read with it.
+        # squares known, adapts the reader to the set; the next photo is then read with it.
         # Kinder than at a club (the two photos share many tiles on the same squares, where a
         # real enrolment photo has the printed layout), but the same board and the same set.
         f = evaluate_enrolled(reader, photos)
-        print(f"  enrolled on one photo, read the other: squares {pct(f['square_accuracy'])}  "
+        print(f"  enrolled on each photo, the next read with it: squares {pct(f['square_accuracy'])}  "
               f"letters {pct(f['letter_accuracy'])}  empty->tile {f['empty_read_as_tile']}")
         if f["errors"]:
             print("    errors: " + ", ".join(f["errors"]))

@@ -192,6 +192,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print one JSON object: moves, play_points, final, doubtful (else the game as GCG)")
     rs.set_defaults(handler=_lazy("board_pi.cli.rescore", "cmd_rescore"))
 
+    lb = sub.add_parser("label", help="label real photos by hand, starting from the reader's proposal (for benchmarks)")
+    lb.add_argument("photos", metavar="PHOTO", nargs="+", help="photos of boards, in game order")
+    lb.add_argument("--labels", metavar="FILE.json", required=True,
+                    help="the label file to add to (created if absent; the format of tests/data/jheidel_labels.json)")
+    lb.add_argument("--corners", metavar="FILE.json",
+                    help="the grid corners by photo (jheidel_corners.json's format): used where given, "
+                         "else the board is found and its corners added here")
+    lb.add_argument("--tiles", metavar="NAME", default="english", help="the tile set on the board (default english)")
+    lb.add_argument("--sheet", metavar="FILE.png", default="label-sheet.png",
+                    help="where to draw the proposal over the rectified photo (default label-sheet.png)")
+    lb.set_defaults(handler=_lazy("board_pi.cli.label", "cmd_label"))
+
     en = sub.add_parser("enrol", help="teach the reader your own tiles from a photo of the printed layout")
     en.add_argument("image", metavar="IMAGE", nargs="?", help="photo of your tiles laid out as --layout shows")
     en.add_argument("--layout", action="store_true", help="print the layout to lay your tiles out in")

@@ -117,27 +117,32 @@ def test_real_photos_with_their_corners(reader, shared_data):
 
 
 def test_real_game_on_a_vintage_tile_set(reader, shared_data):
-    """The 2015 game: its tuning photo is in the tile model's training data, its held-out one
-    (170803) never; both labelled by hand, with the game's two blank tiles."""
+    """The 2015 game, 42 photos labelled by hand (tests/data/jheidel_labels.json): the tuning
+    photos may inform decisions (one, 170219, is in the tile model's training data), the
+    held-out ones (from 170317) never; the issue's target on real photos never tuned on is 99.5%
+    of squares with the corners given."""
     from pathlib import Path
 
-    from board_pi.vision.evaluate import evaluate_enrolled, evaluate_photos, hand_labelled
+    from board_pi.vision.evaluate import evaluate_enrolled, evaluate_photos, hand_labelled, real_split
 
     data = Path(__file__).resolve().parents[1] / "data"
     photos = hand_labelled(data / "jheidel_labels.json", data / "jheidel_corners.json",
                            shared_data / "real-photos" / "jheidel-game")
-    assert len(photos) == 2
-    f = evaluate_photos(reader, photos)
-    # 443 of 450 with the first model (six empty squares of the tiles' colour read as blank tiles,
-    # one O at the photo's edge read as D); a floor against regressions, reported by bench_read.py
-    assert f["square_accuracy"] >= 0.98, f
-    assert f["letter_accuracy"] >= 0.98, f
+    split = real_split()["jheidel-2015"]
+    parts = {part: [p for p in photos if split.part(p[0]) == part] for part in ("tuning", "held_out")}
+    assert len(parts["tuning"]) == 27 and len(parts["held_out"]) == 15
+    # Measured 2026-11-26: tuning 99.95%, held out 99.67% (3,364 of 3,375; the game's vintage
+    # blank on O10 read empty on 9 of them); floors against regressions, reported by bench_read.py.
+    for part, least in (("tuning", 0.998), ("held_out", 0.995)):
+        f = evaluate_photos(reader, parts[part])
+        assert f["square_accuracy"] >= least and f["letter_accuracy"] >= 0.99, (part, f)
 
-    # Enrolled on either of them (its squares known, as the printed layout's are), the reader
-    # reads the other as this board and set look: no empty square of the tiles' colour taken for
-    # a blank but one corner square of the held-out photo since the reader weighs squares' colours
-    # (vision/empty.py; the tuning photo reads whole, and without enrolment both do as well).
-    g = evaluate_enrolled(reader, photos)
+    # Enrolled on either of the first two labelled (170219, 170803: their squares known, as the
+    # printed layout's are), the reader reads the other as this board and set look: no empty
+    # square of the tiles' colour taken for a blank but one corner square of the held-out photo
+    # since the reader weighs squares' colours (vision/empty.py).
+    pair = [p for p in photos if p[0] in ("IMG_20151016_170219.jpg", "IMG_20151016_170803.jpg")]
+    g = evaluate_enrolled(reader, pair)
     assert g["square_accuracy"] >= 0.995 and g["empty_read_as_tile"] <= 1, g
 
 
