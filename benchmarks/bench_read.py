@@ -6,8 +6,10 @@ Prints, against issue 4's targets:
 - held-out boards of each club edition (:mod:`board_pi.vision.editions`: green, sage, lavender,
   wooden), with their corners given and with the board found automatically;
 - the real photos with their corners (target 99.5% of squares), ``eval_board`` (never trained or
-  tuned on) on its own; and photos of a real game on a tile set never trained on, labelled by
-  hand in ``tests/data/jheidel_labels.json``;
+  tuned on) on its own; and photos of two real games (52 labelled by hand in
+  ``tests/data/jheidel_labels.json``, with ``board-pi label``): the 2015 game's tuning and held-out
+  photos apart, and the 2014 photos (another board and tile set, all held out); blanks missed
+  and phantom blanks (empty squares read as blanks) counted;
 - time per 1280x960 frame for finding the board plus reading all 225 squares (target 250 ms) and
   plus reading only a play's worth of changed squares (target 60 ms);
 - peak memory of this process (target 200 MB).
@@ -99,28 +101,32 @@ def main() -> int:
         print(f"real photos: {REAL} not present, skipped")
     if GAME.is_dir():
         photos = hand_labelled(LABELS / "jheidel_labels.json", LABELS / "jheidel_corners.json", GAME)
-        split = real_split()["jheidel-2015"]
-        print(f"a real game on a vintage tile set (jheidel, {len(photos)} photos labelled by hand; of the tuning ones, "
-              "170219 is in the tile model's training data; the held-out ones are never used for anything):")
-        for part in ("tuning", "held_out"):
-            f = evaluate_photos(reader, [p for p in photos if split.part(p[0]) == part])
+        splits = real_split()
+        games = {"2015": [p for p in photos if splits["jheidel-2015"].part(p[0])],
+                 "2014": [p for p in photos if splits["jheidel-2014"].part(p[0])]}
+        print(f"real games photographed (jheidel, {len(photos)} photos labelled by hand): the 2015 game on a vintage "
+              "tile set (of its tuning photos, 170219 is in the tile model's training data), and the 2014 photos of "
+              "another board and set, all held out; held-out photos are never used for anything but this:")
+        for year, part in (("2015", "tuning"), ("2015", "held_out"), ("2014", "held_out")):
+            split = splits[f"jheidel-{year}"]
+            f = evaluate_photos(reader, [p for p in games[year] if split.part(p[0]) == part])
             if not f["squares"]:
                 continue
-            blanks_missed = sum(e.endswith("?->.") for e in f["errors"])
-            print(f"  {part:9s} squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])} of "
+            print(f"  {year} {part:9s} squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])} of "
                   f"{f['tiles']} tiles  empty->tile {f['empty_read_as_tile']} of {f['empties']}  blanks missed "
-                  f"{blanks_missed}")
+                  f"{f['blanks_missed']} of {f['blanks']}  phantom blanks {f['phantom_blanks']}")
             if f["errors"]:
                 print("    errors: " + ", ".join(f["errors"]))
         # Enrolment ("teach it your tiles"): each photo, as the user's enrolment photo with its
-        # squares known, adapts the reader to the set; the next photo is then read with it.
-        # Kinder than at a club (the two photos share many tiles on the same squares, where a
-        # real enrolment photo has the printed layout), but the same board and the same set.
-        f = evaluate_enrolled(reader, photos)
-        print(f"  enrolled on each photo, the next read with it: squares {pct(f['square_accuracy'])}  "
-              f"letters {pct(f['letter_accuracy'])}  empty->tile {f['empty_read_as_tile']}")
-        if f["errors"]:
-            print("    errors: " + ", ".join(f["errors"]))
+        # squares known, adapts the reader to the set; the next photo of the same game is then
+        # read with it. Kinder than at a club (the two photos share many tiles on the same
+        # squares, where a real enrolment photo has the printed layout), but the same board and set.
+        for year, game in games.items():
+            f = evaluate_enrolled(reader, game)
+            print(f"  {year} enrolled on each photo, the next read with it: squares {pct(f['square_accuracy'])}  "
+                  f"letters {pct(f['letter_accuracy'])}  empty->tile {f['empty_read_as_tile']}")
+            if f["errors"]:
+                print("    errors: " + ", ".join(f["errors"]))
 
     # The board found automatically, read whichever way up it lies (`board-pi read` without
     # --corners). Target 99% of squares on real photos never tuned on.
@@ -132,9 +138,9 @@ def main() -> int:
         for part in ("tuning", "held_out"):
             found_sets.append((f"declanfinerty {part}", [b for b in boards if split.part(b[1].name) == part], True))
     if GAME.is_dir():
-        split = real_split()["jheidel-2015"]
-        for part in ("tuning", "held_out"):
-            found_sets.append((f"jheidel {part}", [p for p in photos if split.part(p[0]) == part], True))
+        for year, part in (("2015", "tuning"), ("2015", "held_out"), ("2014", "held_out")):
+            split = splits[f"jheidel-{year}"]
+            found_sets.append((f"jheidel {year} {part}", [p for p in games[year] if split.part(p[0]) == part], True))
     rendered = []
     for k in range(args.boards):
         seed = 30_000_000 + k

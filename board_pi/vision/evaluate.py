@@ -76,6 +76,11 @@ class Tally:
     tiles_right: int = 0
     empties: int = 0
     empties_as_tiles: int = 0
+    blanks: int = 0
+    blanks_missed: int = 0
+    """Blank tiles read as anything but a blank (most often as empty)."""
+    phantom_blanks: int = 0
+    """Empty squares read as a blank tile."""
     errors: list[str] = field(default_factory=list)
 
     def add(self, truth: Sequence[str], grid: Sequence[str], skip: np.ndarray | None = None, tag: str = "") -> None:
@@ -89,9 +94,13 @@ class Tally:
                 got = grid_cells[r][c]
                 self.squares += 1
                 self.squares_right += want == got
+                if want == "?":
+                    self.blanks += 1
+                    self.blanks_missed += got != "?"
                 if want == ".":
                     self.empties += 1
                     self.empties_as_tiles += got != "."
+                    self.phantom_blanks += got == "?"
                 else:
                     self.tiles += 1
                     self.tiles_right += want == got
@@ -106,6 +115,9 @@ class Tally:
             "letter_accuracy": round(self.tiles_right / max(self.tiles, 1), 5),
             "empties": self.empties,
             "empty_read_as_tile": self.empties_as_tiles,
+            "blanks": self.blanks,
+            "blanks_missed": self.blanks_missed,
+            "phantom_blanks": self.phantom_blanks,
             "errors": self.errors[:12],
         }
 

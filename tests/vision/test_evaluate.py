@@ -20,7 +20,9 @@ def test_the_split_keeps_the_agreed_photos_out():
     assert max(game.tuning) == "IMG_20151016_170248.jpg"
     assert min(game.held_out) == "IMG_20151016_170317.jpg"
     assert all(p.startswith("IMG_20151016_") for p in game.tuning + game.held_out)
-    assert split["jheidel-2014"].tuning == () and split["jheidel-2014"].held_out == ()
+    # the 2014 photos (another board and set): never tuned on; the blurred one only for robustness
+    assert split["jheidel-2014"].tuning == () and len(split["jheidel-2014"].held_out) == 10
+    assert split["jheidel-2014"].robustness == ("IMG_20141025_164048.jpg",)
     assert game.part("IMG_20141025_163920.jpg") is None
 
 
@@ -60,3 +62,16 @@ def test_figures_with_the_board_found_count_a_board_not_found_as_every_square_wr
     assert (f["photos"], f["found"], f["turned_wrong"]) == (2, 1, 0)
     assert f["squares"] == 450 and 0.49 < f["square_accuracy"] <= 0.5  # the found one read right
     assert f["empty_read_as_tile"] == 0 and "grey: no board found" in f["errors"]
+
+
+def test_the_tally_counts_blanks_missed_and_phantom_blanks():
+    from board_pi.vision.evaluate import Tally
+
+    empty = ["." * 15] * 15
+    truth = ["s?A" + "." * 12] + empty[1:]
+    grid = [".?A" + "?" * 2 + "." * 10] + empty[1:]  # the played blank missed, two phantoms
+    t = Tally()
+    t.add(truth, grid)
+    f = t.figures()
+    assert (f["blanks"], f["blanks_missed"], f["phantom_blanks"], f["empty_read_as_tile"]) == (2, 1, 2, 2)
+    assert f["squares"] == 225 and t.squares_right == 222

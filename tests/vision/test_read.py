@@ -119,8 +119,8 @@ def test_real_photos_with_their_corners(reader, shared_data):
 def test_real_game_on_a_vintage_tile_set(reader, shared_data):
     """The 2015 game, 42 photos labelled by hand (tests/data/jheidel_labels.json): the tuning
     photos may inform decisions (one, 170219, is in the tile model's training data), the
-    held-out ones (from 170317) never; the issue's target on real photos never tuned on is 99.5%
-    of squares with the corners given."""
+    held-out ones (from 170317) never, nor the 10 photos of 2014 (another board and set); the
+    issue's target on real photos never tuned on is 99.5% of squares with the corners given."""
     from pathlib import Path
 
     from board_pi.vision.evaluate import evaluate_enrolled, evaluate_photos, hand_labelled, real_split
@@ -128,14 +128,16 @@ def test_real_game_on_a_vintage_tile_set(reader, shared_data):
     data = Path(__file__).resolve().parents[1] / "data"
     photos = hand_labelled(data / "jheidel_labels.json", data / "jheidel_corners.json",
                            shared_data / "real-photos" / "jheidel-game")
-    split = real_split()["jheidel-2015"]
+    split, other = real_split()["jheidel-2015"], real_split()["jheidel-2014"]
     parts = {part: [p for p in photos if split.part(p[0]) == part] for part in ("tuning", "held_out")}
-    assert len(parts["tuning"]) == 27 and len(parts["held_out"]) == 15
+    parts["2014"] = [p for p in photos if other.part(p[0]) == "held_out"]
+    assert (len(parts["tuning"]), len(parts["held_out"]), len(parts["2014"])) == (27, 15, 10)
     # Measured 2026-11-26: tuning 99.95%, held out 99.67% (3,364 of 3,375; the game's vintage
-    # blank on O10 read empty on 9 of them); floors against regressions, reported by bench_read.py.
-    for part, least in (("tuning", 0.998), ("held_out", 0.995)):
+    # blank on O10 read empty on 9 of them), the 2014 photos of another board 99.82% (4 of their 8
+    # blanks missed); floors against regressions, reported by bench_read.py.
+    for part, least in (("tuning", 0.998), ("held_out", 0.995), ("2014", 0.995)):
         f = evaluate_photos(reader, parts[part])
-        assert f["square_accuracy"] >= least and f["letter_accuracy"] >= 0.99, (part, f)
+        assert f["square_accuracy"] >= least and f["empty_read_as_tile"] <= 2, (part, f)
 
     # Enrolled on either of the first two labelled (170219, 170803: their squares known, as the
     # printed layout's are), the reader reads the other as this board and set look: no empty
