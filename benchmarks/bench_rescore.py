@@ -3,8 +3,10 @@ photos re-scored against the hand-worked truth in ``tests/data/jheidel_game.json
 
 Prints, per step, what the rescore made of it beside the truth, then: the one-play steps
 re-scored exactly (position, word and points), tuning and held-out steps apart (target: every
-play); how many steps hold several plays (presses the photos missed: counted, not checked); the
-final board against the hand-labelled last photo; the time per frame.
+play); how many steps hold several plays (presses the photos missed: their plays cannot be
+checked); every step's tiles, the several-play steps' too, against the hand labels of its frame
+and the frame before (tests/data/jheidel_labels.json: the squares and tiles the rescore's plays
+of that step put down); the final board against the hand-labelled last photo; the time per frame.
 
     python benchmarks/bench_rescore.py [--data ../shared/data]
 """
@@ -21,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.rules.board import split_row  # noqa: E402
+from board_pi.rules.board import Coordinate, Direction, split_row  # noqa: E402
 from board_pi.rules.tiles import ENGLISH  # noqa: E402
 from board_pi.table.rescore import rescore  # noqa: E402
 from board_pi.vision.frames import load_image  # noqa: E402
@@ -35,6 +37,28 @@ def same_word(got: str, want: str) -> bool:
     """Equal as a score sheet writes them; ``?`` in the truth is a blank whose letter the photo
     does not show (any lower-case letter)."""
     return re.fullmatch(re.escape(want).replace(r"\?", "[a-z]"), got) is not None
+
+
+def placed(position: str, word: str) -> dict[tuple[int, int], str]:
+    """The squares a play in score-sheet notation puts tiles on (``HU(R)T``: not the R), with
+    their tiles (a blank as its lower-case letter). English tiles: one letter a square."""
+    at = Coordinate.parse(position)
+    dr, dc = (0, 1) if at.direction is Direction.ACROSS else (1, 0)
+    out, k, through = {}, 0, False
+    for ch in word:
+        if ch in "()":
+            through = ch == "("
+            continue
+        if not through:
+            out[(at.row + dr * k, at.col + dc * k)] = ch
+        k += 1
+    return out
+
+
+def label_change(before: list[str], after: list[str]) -> dict[tuple[int, int], str]:
+    """The tiles on ``after``'s board that ``before``'s has not."""
+    return {(r, c): b for r, (ra, rb) in enumerate(zip(before, after))
+            for c, (a, b) in enumerate(zip(split_row(ra), split_row(rb))) if a == "." and b != "."}
 
 
 def main() -> int:
@@ -75,7 +99,32 @@ def main() -> int:
         print(f"one-play steps re-scored exactly, {part}: {k}/{n} (target: every play)")
     print(f"steps holding several plays (presses without a photo): {several}, not checkable; "
           f"the doubts the rescore listed: {len(result.doubtful)}")
-    labelled = json.loads(LABELS.read_text())["photos"].get("IMG_20151016_170803.jpg")
+    # Every step against the hand labels of its frame and the frame before (tests/data): the tiles
+    # the rescore's plays of that step put down, square by square, the several-play steps too.
+    labels = json.loads(LABELS.read_text())["photos"]
+    tiles_right = {"tuning": [0, 0], "held_out": [0, 0]}
+    wrong: list[str] = []
+    for before, step in zip(names, truth["steps"]):
+        if before not in labels or step["frame"] not in labels:
+            continue
+        want = label_change(labels[before], labels[step["frame"]])
+        got: dict[tuple[int, int], str] = {}
+        for p, w, _ in by_frame.get(step["frame"], []):
+            got.update(placed(p, w))
+        ok = got.keys() == want.keys() and all(
+            g == w or (w == "?" and g.islower()) for g, w in ((got[q], want[q]) for q in want))
+        tiles_right[step["part"]][0] += ok
+        tiles_right[step["part"]][1] += 1
+        if not ok:
+            diff = sorted(set(got.items()) ^ set(want.items()))
+            wrong.append(f"{step['frame']}: " + ", ".join(
+                f"{'ABCDEFGHIJKLMNO'[c]}{r + 1} {'read' if ((r, c), t) in got.items() else 'label'} {t}"
+                for (r, c), t in diff))
+    for part, (k, n) in tiles_right.items():
+        print(f"steps whose tiles the rescore put down exactly as labelled (several-play steps too), {part}: {k}/{n}")
+    for line in wrong:
+        print(f"  {line}")
+    labelled = labels.get("IMG_20151016_170803.jpg")
     if labelled is not None:
         board = [split_row(r) for r in result.game.state.board.rows()]
         want_rows = [split_row(r) for r in labelled]
