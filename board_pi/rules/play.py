@@ -245,7 +245,8 @@ def is_one_play(board: Board, new: dict[Square, str], tiles: TileSet,
 
 
 def split_plays(board: Board, new: dict[Square, str], tiles: TileSet,
-                acceptable: Callable[[list[str]], bool] | None = None, budget: int = 5000) -> list[dict[Square, str]] | None:
+                acceptable: Callable[[list[str]], bool] | None = None, budget: int = 5000,
+                feasible: Callable[[list[int], bool], bool] | None = None) -> list[dict[Square, str]] | None:
     """New tiles that are no single play, as a sequence of plays that makes them, or None.
 
     Photos of a game taken at each press miss one now and then; the next photo then shows two
@@ -254,6 +255,9 @@ def split_plays(board: Board, new: dict[Square, str], tiles: TileSet,
     with a blank, ``?`` among ``new``, is not judged: its letter is chosen later). Longer plays
     are tried first, so the answer has as few plays as the search finds; ``budget`` bounds the
     plays tried. Which of several sequences the players made the picture cannot tell.
+    ``feasible(sizes, last)``, given the number of tiles of each play of a sequence so far (and
+    whether it is the whole sequence), says whether the players could have made it (their racks
+    and the bag: no one goes out before the last play); sequences it refuses are not taken.
 
     >>> from board_pi.rules.tiles import ENGLISH
     >>> b = Board()
@@ -280,21 +284,23 @@ def split_plays(board: Board, new: dict[Square, str], tiles: TileSet,
                         found.setdefault(part, {q: rest[q] for q in part})
         return sorted(found.values(), key=lambda p: (-len(p), sorted(p)))
 
-    def search(b: Board, rest: dict[Square, str]) -> list[dict[Square, str]] | None:
+    def search(b: Board, rest: dict[Square, str], sizes: list[int]) -> list[dict[Square, str]] | None:
         if not rest:
             return []
         for play in candidates(rest):
             if left[0] <= 0:
                 return None
             left[0] -= 1
+            if feasible is not None and not feasible(sizes + [len(play)], len(play) == len(rest)):
+                continue
             if not is_one_play(b, play, tiles, acceptable):
                 continue
             after = b.copy()
             for q, t in play.items():
                 after[q] = tiles.letters[0] if t == "?" else t
-            tail = search(after, {q: t for q, t in rest.items() if q not in play})
+            tail = search(after, {q: t for q, t in rest.items() if q not in play}, sizes + [len(play)])
             if tail is not None:
                 return [play] + tail
         return None
 
-    return search(board, dict(new))
+    return search(board, dict(new), [])

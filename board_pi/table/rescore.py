@@ -16,7 +16,7 @@ tell), and tiles that disappear withdraw the play that put them there.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -188,12 +188,36 @@ def _turn(game: Game, change: BoardChange, reading: BoardReading, out: Rescored,
         if q in change.new:
             letter, conf = reading.at(q)
             out.doubtful.append(f"{name}: {q} read as {letter} ({conf:.0%} sure)")
-    for part in _plays_in(game.state.board, dict(change.new), game.rules.tiles, lexicon, out, name):
+    for part in _plays_in(game.state.board, dict(change.new), game.rules.tiles, lexicon, out, name,
+                          _racks_allow(game)):
         _play(game, part, out, name, lexicon)
 
 
+def _racks_allow(game: Game) -> Callable[[list[int], bool], bool]:
+    """Whether the players, taking turns from the one to play, could make plays of these sizes:
+    each play from the tiles its player holds, the racks refilled from the bag, and no one out of
+    tiles before the last play (the game would be over)."""
+    s = game.state
+    n = len(s.players)
+
+    def feasible(sizes: list[int], last: bool) -> bool:
+        racks, bag = list(s.racks), s.bag
+        for i, k in enumerate(sizes):
+            p = (s.turn + i) % n
+            if k > racks[p]:
+                return False
+            draw = min(k, bag)
+            racks[p] += draw - k
+            bag -= draw
+            if racks[p] == 0 and bag == 0 and not (last and i == len(sizes) - 1):
+                return False
+        return True
+
+    return feasible
+
+
 def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lexicon | None, out: Rescored,
-              name: str) -> list[dict[Square, str]]:
+              name: str, feasible: Callable[[list[int], bool], bool] | None = None) -> list[dict[Square, str]]:
     """The play or plays that the new tiles of one frame are.
 
     One play when they can be (a phony is one play too: its words are not judged here). Else, in
@@ -205,7 +229,7 @@ def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lex
     if is_one_play(board, new, tiles):
         return [new]
     judge = (lambda words: all(w in lexicon for w in words)) if lexicon is not None else None
-    parts = split_plays(board, new, tiles, judge) if judge is not None else None
+    parts = split_plays(board, new, tiles, judge, feasible=feasible) if judge is not None else None
     if parts:
         out.doubtful.append(f"{name}: {len(parts)} plays in one frame (a press without a photo of its own); "
                             "taken in the likeliest order, the players taking turns")
@@ -219,13 +243,13 @@ def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lex
                                     f"taken as there, as {with_blank[q].upper()}")
                 return [with_blank]
         for q, with_blank in beside:
-            parts = split_plays(board, with_blank, tiles, judge, budget=100)
+            parts = split_plays(board, with_blank, tiles, judge, budget=100, feasible=feasible)
             if parts:
                 out.doubtful.append(f"{name}: a blank tile not seen on {q} (as {with_blank[q].upper()}) and "
                                     f"{len(parts)} plays in one frame (a press without a photo of its own); "
                                     "taken in the likeliest order")
                 return parts
-    parts = split_plays(board, new, tiles)
+    parts = split_plays(board, new, tiles, feasible=feasible) or split_plays(board, new, tiles)
     if parts:
         out.doubtful.append(f"{name}: {len(parts)} plays in one frame, not all of their words acceptable; "
                             "taken in the order found, the players taking turns")

@@ -302,3 +302,20 @@ def test_the_judge_decides_between_orders() -> None:
     parts = split_plays(b, new, ENGLISH, lambda ws: all(w in words for w in ws))
     assert parts == [{Square.parse("I9"): "O", Square.parse("I10"): "P"}, {Square.parse("J10"): "E"}]
     assert split_plays(b, new, ENGLISH, lambda ws: False) is None
+
+
+def test_the_racks_decide_between_orders() -> None:
+    # The same tiles, but the player to move holds one tile: TO first (one tile), then P and E
+    # (TOP and PE); a sequence the racks refuse is not taken, and none is when none fits.
+    b = board_with("8G CAT")
+    new = {Square.parse("I9"): "O", Square.parse("I10"): "P", Square.parse("J10"): "E"}
+    seen: list[tuple[list[int], bool]] = []
+
+    def one_first(sizes: list[int], last: bool) -> bool:
+        seen.append((list(sizes), last))
+        return sizes[0] == 1
+
+    parts = split_plays(b, new, ENGLISH, feasible=one_first)
+    assert parts == [{Square.parse("I9"): "O"}, {Square.parse("I10"): "P", Square.parse("J10"): "E"}]
+    assert ([1, 2], True) in seen and ([2], False) in seen  # asked with every play so far
+    assert split_plays(b, new, ENGLISH, feasible=lambda sizes, last: False) is None

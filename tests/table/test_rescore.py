@@ -140,3 +140,14 @@ def test_bad_input_is_a_message_and_exit_2(tmp_path: Path) -> None:
     assert r.returncode == 2 and "--tiles" in r.stderr
     r = rescore(str(blank))
     assert r.returncode == 2 and "one photo per press" in r.stderr
+
+
+def test_plays_in_one_frame_are_sized_to_the_players_racks() -> None:
+    # A frame holding several plays is split into plays the players could have made in turn:
+    # none of more tiles than a rack holds, no one out of tiles before the last play.
+    from board_pi.table.rescore import _racks_allow
+
+    game = Game(["Ann", "Bob"])
+    fits = _racks_allow(game)
+    assert fits([7, 7], False) and fits([7, 7, 7], True)
+    assert not fits([8], True) and not fits([3, 8], False)
