@@ -124,6 +124,10 @@ def main() -> int:
         print(f"steps whose tiles the rescore put down exactly as labelled (several-play steps too), {part}: {k}/{n}")
     for line in wrong:
         print(f"  {line}")
+    last_label = labels.get(truth["steps"][-1]["frame"])
+    if last_label is not None and sum(ch != "." for r in last_label for ch in split_row(r)) == sum(ENGLISH.full_bag().values()):
+        print("  (the last frame's board holds every tile of the set: no legal game ends so, one player always "
+              "keeps tiles; the rescore takes the last plays as far as the rules let it)")
     labelled = labels.get("IMG_20151016_170803.jpg")
     if labelled is not None:
         board = [split_row(r) for r in result.game.state.board.rows()]
