@@ -20,6 +20,7 @@ from typing import IO, Any
 import cv2
 import numpy as np
 
+from ..rules.board import Square
 from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.frames import FrameSourceError, load_image
 from ..vision.labels import (LabelError, LabelFile, apply_corrections, check_rows, differences, grid_text,
@@ -139,7 +140,10 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
                 say(HELP)
                 told = True
             line = stdin.readline()
-            if not line or line.strip().lower() == "skip":
+            if not line:
+                say(f"{name}: left as it was (end of the input: the photos after it are left too)")
+                return 2 if unreadable else 1 if missing else 0
+            if line.strip().lower() == "skip":
                 say(f"{name}: left as it was")
                 if name in labels.photos:
                     previous, previous_name = labels.photos[name], name
@@ -149,7 +153,6 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
                 if kept is None and corners_path is not None:
                     corners_data["photos"][name] = {
                         "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
-                        "rotation": reading.turn.degrees if reading.turn else 0,
                         "independent": False, "found": True}
                 try:
                     labels.save()
@@ -170,8 +173,9 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
 
 
 def _rc(name: str) -> tuple[int, int]:
-    return int(name[1:]) - 1, "ABCDEFGHIJKLMNO".index(name[0])
+    sq = Square.parse(name)
+    return sq.row, sq.col
 
 
 def _name(rc: tuple[int, int]) -> str:
-    return f"{'ABCDEFGHIJKLMNO'[rc[1]]}{rc[0] + 1}"
+    return Square(*rc).name
