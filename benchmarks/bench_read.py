@@ -94,7 +94,7 @@ def main() -> int:
             note = {"eval_board": "  <- held out: never trained or tuned on",
                     "training_photos": "  <- boards 001-003 together (used in training)"}.get(name, "")
             print(f"  {name:16s} squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])}  "
-                  f"empty->tile {f['empty_read_as_tile']}{note}")
+                  f"empty->tile {f['empty_read_as_tile']}  blanks missed {f['blanks_missed']} of {f['blanks']}{note}")
             if name == "eval_board" and f["errors"]:
                 print("    errors: " + ", ".join(f["errors"]))
     else:
@@ -152,8 +152,8 @@ def main() -> int:
             continue
         f = evaluate_found(reader, photos_of_set, played=played)
         print(f"  {name:26s} squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])}  "
-              f"empty->tile {f['empty_read_as_tile']}  found {f['found']}/{f['photos']}, turned wrong "
-              f"{f['turned_wrong']}")
+              f"empty->tile {f['empty_read_as_tile']}  blanks missed {f['blanks_missed']} of {f['blanks']}  "
+              f"found {f['found']}/{f['photos']}, turned wrong {f['turned_wrong']}")
         if f["errors"] and f["square_accuracy"] < 1:
             print("    e.g. " + ", ".join(f["errors"][:6]))
 
