@@ -203,13 +203,16 @@ def evaluate_photos(reader: Reader, photos: list[tuple[str, Path, list[str], np.
 def evaluate_enrolled(reader: Reader, photos: list[tuple[str, Path, list[str], np.ndarray]]) -> dict:
     """Enrolment checked on labelled photos of one board and tile set: each photo in turn is the
     enrolment photo (its squares known, as the printed layout's are), and the next one is read
-    with the profile it gives. Figures over all the photos read."""
+    with the profile it gives. A photo of the empty board teaches no tiles and enrols nothing
+    (its next photo is not read). Figures over all the photos read."""
     import cv2
 
     from board_pi.vision.enrol import enrol
 
     t = Tally()
     for k, (_, img, truth, corners) in enumerate(photos):
+        if all(ch == "." for row in truth for ch in row):
+            continue
         profile = enrol(cv2.imread(str(img)), corners, reader, layout=truth)
         name, other, other_truth, other_corners = photos[(k + 1) % len(photos)]
         t.add(other_truth, Reader(reader.model_path, profile=profile).read(cv2.imread(str(other)), other_corners).grid,
