@@ -3,10 +3,11 @@
 For each photo the reader's reading is proposed (or the label already kept, to check it again),
 printed as a board and drawn over the rectified photo in a sheet (a PNG to look at beside the
 terminal): squares the reader doubts are outlined orange, squares that differ from the last
-photo labelled before it on the command line blue (in a game, the tiles just played). Corrections are typed as
-``SQUARE WHAT`` pairs (``H8 Q, O10 ?, K4 .``), as many lines as needed; ``ok`` keeps the label,
-``skip`` (or the end of the input) leaves the photo as it was. A label is written to the file
-at once, so stopping half-way loses none of the photos done.
+photo labelled before it on the command line blue (in a game: the tiles just played). Corrections
+are typed as ``SQUARE WHAT`` pairs (``H8 Q, O10 ?, K4 .``), as many lines as needed; ``ok`` keeps
+the label, ``skip`` leaves the photo as it was, and the end of the input leaves it and the photos
+after it. A label is written to the file when it is kept, so stopping half-way loses none of the
+photos done.
 """
 
 from __future__ import annotations
