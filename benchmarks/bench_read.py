@@ -196,7 +196,7 @@ def main() -> int:
         if find_board is not None and loc is not None:
             # A single photo (`board-pi read` without corners): found, then read whichever way up.
             t4 = time.perf_counter()
-            reader.read_upright(fr.image, find_board(fr.image).corners)
+            reader.read_upright(fr.image, loc.corners)
             photo_t.append(time.perf_counter() - t4 + (t1 - t0))
     ms = lambda xs: f"{1000 * statistics.median(xs):.0f} ms (median of {len(xs)})"  # noqa: E731
     how = "finding the board + " if find_board is not None else "(no board finder on this branch: corners given) "

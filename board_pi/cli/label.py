@@ -25,7 +25,7 @@ from ..rules.board import Square
 from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.frames import FrameSourceError, load_image
 from ..vision.labels import (LabelError, LabelFile, apply_corrections, check_rows, differences, grid_text,
-                             label_sheet)
+                             label_sheet, save_json)
 from ..vision.read import ReadError, Reader
 
 HELP = ("corrections as SQUARE WHAT pairs (H8 Q, O10 ?, K4 ., a blank played as S: O10 s); "
@@ -42,14 +42,6 @@ def _corners_file(path: Path | None) -> dict[str, Any]:
         return data
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, TypeError, AttributeError) as e:
         raise LabelError(f"{path} is not a corners file ({e})") from None
-
-
-def _save_corners(path: Path, data: dict[str, Any]) -> None:
-    # Written beside it and moved over it: a failed write leaves the old file whole.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
 
 
 def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[str] | None = None) -> int:
@@ -116,7 +108,7 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
         if name in labels.photos:
             rows = list(labels.photos[name])
             say("already labelled: the kept label is shown (the reader's differences outlined orange)")
-            doubtful = sorted(set(doubtful) | {_rc(sq) for sq, _, _ in differences(rows, reading.grid)})
+            doubtful = sorted(set(doubtful) | {(q.row, q.col) for q, _, _ in differences(rows, reading.grid)})
         else:
             rows = list(reading.grid)
         try:
@@ -125,14 +117,14 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
             say(f"the kept label is not a board of the {tiles.name} tiles ({e}); starting from the reading")
             rows = list(reading.grid)
         while True:
-            changed = [_rc(sq) for sq, _, _ in differences(previous, rows)] if previous else []
+            changed = [(q.row, q.col) for q, _, _ in differences(previous, rows)] if previous else []
             if not cv2.imwrite(str(sheet), label_sheet(image, corners, rows, doubtful, changed)):
                 print(f"board-pi label: cannot write the sheet {sheet} (a .png in a folder that exists)",
                       file=sys.stderr)
                 return 2
             say(grid_text(rows))
             if doubtful:
-                say("the reader doubts: " + ", ".join(_name(rc) for rc in doubtful))
+                say("the reader doubts: " + ", ".join(Square(r, c).name for r, c in doubtful))
             if previous:
                 diff = differences(previous, rows)
                 say(f"against {previous_name}: " + (", ".join(f"{sq} {a}->{b}" for sq, a, b in diff) or "no change"))
@@ -158,7 +150,7 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
                 try:
                     labels.save()
                     if kept is None and corners_path is not None:
-                        _save_corners(corners_path, corners_data)
+                        save_json(corners_path, corners_data)
                 except OSError as e:
                     print(f"board-pi label: cannot write the labels: {e}", file=sys.stderr)
                     return 2
@@ -172,11 +164,3 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
     # 2: a file that is no photo; 1: a photo with no board found; the rest were done either way.
     return 2 if unreadable else 1 if missing else 0
 
-
-def _rc(name: str) -> tuple[int, int]:
-    sq = Square.parse(name)
-    return sq.row, sq.col
-
-
-def _name(rc: tuple[int, int]) -> str:
-    return Square(*rc).name

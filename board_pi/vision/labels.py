@@ -28,6 +28,7 @@ import numpy as np
 
 from board_pi.rules.board import COLUMNS, BadCoordinate, Square, split_row
 from board_pi.vision.geometry import warp_grid
+from board_pi.vision.read import row_text
 
 N = 15
 SHEET_SQUARE = 60
@@ -38,11 +39,6 @@ SHEET_MARGIN = 28
 
 class LabelError(ValueError):
     """A correction or a label file that cannot be taken: the message says what is wrong."""
-
-
-def cell_text(face: str) -> str:
-    """One square in board text: a two-letter face in brackets."""
-    return f"[{face}]" if len(face) > 1 else face
 
 
 def apply_corrections(rows: Sequence[str], text: str, faces: Sequence[str]) -> list[str]:
@@ -68,7 +64,7 @@ def apply_corrections(rows: Sequence[str], text: str, faces: Sequence[str]) -> l
             cells[sq.row][sq.col] = face.lower() if what == what.lower() and what != what.upper() else face
         else:
             raise LabelError(f"{what!r} on {sq} is not a tile of this set (., ?, or one of {' '.join(faces)})")
-    return ["".join(cell_text(c) for c in row) for row in cells]
+    return [row_text(row) for row in cells]
 
 
 def check_rows(rows: Sequence[str], faces: Sequence[str]) -> None:
@@ -88,13 +84,13 @@ def check_rows(rows: Sequence[str], faces: Sequence[str]) -> None:
             raise LabelError(f"row {r + 1}: {bad[0]!r} is not a tile of this set")
 
 
-def differences(before: Sequence[str], after: Sequence[str]) -> list[tuple[str, str, str]]:
+def differences(before: Sequence[str], after: Sequence[str]) -> list[tuple[Square, str, str]]:
     """(square, before, after) for every square that differs, in reading order."""
     out = []
     for r, (a, b) in enumerate(zip(before, after)):
         for c, (x, y) in enumerate(zip(split_row(a), split_row(b))):
             if x != y:
-                out.append((f"{COLUMNS[c]}{r + 1}", x, y))
+                out.append((Square(r, c), x, y))
     return out
 
 
@@ -169,14 +165,19 @@ class LabelFile:
         return cls(p, str(data.get("about", "")), dict(photos))
 
     def save(self) -> None:
-        data = {"about": self.about, "photos": dict(sorted(self.photos.items()))}
-        text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        save_json(self.path, {"about": self.about, "photos": dict(sorted(self.photos.items()))})
+
+
+def save_json(path: Path, data: object) -> None:
+    """``data`` as JSON at ``path``, written whole to a temporary file beside it and moved over
+    the old one, so a failed write loses nothing."""
+    text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

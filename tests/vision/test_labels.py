@@ -34,7 +34,8 @@ def test_corrections_set_squares_and_blanks_and_refuse_what_the_set_has_not() ->
     # One bad pair and nothing of the line is taken.
     with pytest.raises(LabelError):
         apply_corrections(EMPTY, "A1 B, Z9 C", ENGLISH.letters)
-    assert differences(EMPTY, rows) == [("A1", ".", "?"), ("H8", ".", "Q"), ("O10", ".", "s")]
+    assert [(q.name, a, b) for q, a, b in differences(EMPTY, rows)] == [("A1", ".", "?"), ("H8", ".", "Q"),
+                                                                         ("O10", ".", "s")]
     with pytest.raises(LabelError, match="row 3"):
         check_rows(EMPTY[:2] + ["...Ä..........."] + EMPTY[3:], ENGLISH.letters)
 
