@@ -29,6 +29,7 @@ import numpy as np
 
 from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
+from board_pi.vision.accents import families, share_out
 from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, lone_tiles, tile_limits
 from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, square_colours, tile_colour,
                                    weigh_blank_against_empty)
@@ -319,6 +320,8 @@ class Reader:
         self.outputs = ["logits", "embedding"]
         self.second_net = self._second_opinion()
         """A second network, trained apart, that doubtful squares are also read by (or None)."""
+        self.accents_net = self._accents()
+        """The network that tells apart the faces of a family, A Ą Ä (:mod:`.accents`), or None."""
         self.profile = None
         self.memory: Profile | None = None
         """What the table has learnt of its own tiles while playing (:mod:`~board_pi.vision.learn`)."""
@@ -364,6 +367,77 @@ class Reader:
             raise ReadError(f"the second opinion {path} reads other classes or patches than {self.model_path}: "
                             "replace both together, or remove the folder")
         return cv2.dnn.readNetFromONNX(str(path))
+
+    ACCENTS = "accents"
+    """The folder beside a model that holds its accents network (:mod:`~board_pi.vision.accents`):
+    ``tiles.onnx`` and its ``recipe.json``, classes :data:`~board_pi.vision.accents.ACCENT_CLASSES`
+    or some of them, the model's patch size. Where the model reads a square as a face of a family
+    its tile set holds more than one of (A Ą, Z Ź Ż), the accents network says which of them.
+    A model with no such folder reads the marks itself."""
+
+    def _accents(self) -> Any:
+        self.accent_classes: tuple[str, ...] = ()
+        path = self.model_path.parent / self.ACCENTS / "tiles.onnx"
+        if not path.is_file():
+            return None
+        recipe = _recipe(path)
+        classes = recipe.get("classes")
+        self.accent_classes = tuple(classes) if isinstance(classes, list) else ()
+        if (not self.accent_classes or not set(self.accent_classes) <= set(self.classes)
+                or recipe.get("patch", PATCH) != PATCH):
+            raise ReadError(f"the accents network {path} reads other faces or patches than {self.model_path}: "
+                            "replace both together, or remove the folder")
+        return cv2.dnn.readNetFromONNX(str(path))
+
+    def _families(self) -> dict[int, tuple[list[int], list[int]]]:
+        """Class index of each face of a family of the set (that the accents network knows) ->
+        the family's class indices in the model and in the accents network."""
+        key = (self.tiles.name, self.classes)
+        if getattr(self, "_families_key", None) != key:
+            out: dict[int, tuple[list[int], list[int]]] = {}
+            for face, fam in families(self.tiles).items():
+                known = [f for f in fam if f in self.accent_classes and f in self.classes]
+                if len(known) > 1 and face in known:
+                    out[self.classes.index(face)] = ([self.classes.index(f) for f in known],
+                                                     [self.accent_classes.index(f) for f in known])
+            self._family_map, self._families_key = out, key
+        return self._family_map
+
+    def _closer_look(self, blob: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """``p`` with the belief in each square's family shared out by the accents network, for
+        the squares read as a face of a family (:mod:`~board_pi.vision.accents`); ``blob`` holds
+        the squares' centred cuts. The centred cut only: reading the doubtful ones again from
+        shifted cuts too, as the tile model does, read 2 more squares of the tuning boards wrong."""
+        fams = self._families() if self.accents_net is not None else {}
+        top = p.argmax(1)
+        ask = np.flatnonzero(np.isin(top, list(fams)))
+        if not len(ask):
+            return p
+        q = self._accent_probs(blob[ask], top[ask], fams)
+        p = p.copy()
+        p[ask] = share_out(p[ask], top[ask], [fams[int(k)][0] for k in top[ask]], q)
+        return p
+
+    def _accent_probs(self, blob: np.ndarray, top: np.ndarray, fams: dict[int, tuple[list[int], list[int]]]) -> list[np.ndarray]:
+        """The accents network's probabilities of each patch's family members (its read class ``top``)."""
+        self.accents_net.setInput(blob)
+        logits = self.accents_net.forward("logits").reshape(len(blob), -1)
+        out = []
+        for row, k in zip(logits, top):
+            z = row[fams[int(k)][1]]
+            e = np.exp(z - z.max())
+            out.append(e / e.sum())
+        return out
+
+    def _shifted_cuts(self, warped: np.ndarray, squares: Sequence[tuple[int, int]]) -> np.ndarray:
+        """Each square's patch cut :attr:`NUDGE_PX` right, left, down and up: (4 * n, PATCH, PATCH, 3),
+        all squares' first move first."""
+        d = self.NUDGE_PX
+        w = np.pad(warped, ((d, d), (d, d), (0, 0)), mode="edge")
+        moves = ((d, 0), (-d, 0), (0, d), (0, -d))
+        return np.stack([w[d + r * SQUARE_PX + dy:d + r * SQUARE_PX + dy + PATCH,
+                           d + c * SQUARE_PX + dx:d + c * SQUARE_PX + dx + PATCH]
+                         for dx, dy in moves for r, c in squares])
 
     def _probs(self, net: Any, blob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One network's class probabilities over the set's own classes, and its L2-normalised
@@ -489,6 +563,7 @@ class Reader:
                 p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure],
                                           (blob[unsure], raw[unsure], emb[unsure]))
         if len(sq):
+            p = self._closer_look(blob, p)
             p = self.weigh_colour(p, sq, warped, committed, empty)
         grid = [["."] * N for _ in range(N)]
         conf = np.zeros((N, N), np.float32)
@@ -635,12 +710,7 @@ class Reader:
         network's ``centre`` blob, probabilities and embeddings) and four shifted ones; where the
         model still doubts a square, its five readings are each averaged with its second
         opinion's first (:attr:`SECOND_OPINION`)."""
-        d = self.NUDGE_PX
-        w = np.pad(warped, ((d, d), (d, d), (0, 0)), mode="edge")
-        moves = ((d, 0), (-d, 0), (0, d), (0, -d))
-        blob = self._blob(np.stack([w[d + r * SQUARE_PX + dy:d + r * SQUARE_PX + dy + PATCH,
-                                      d + c * SQUARE_PX + dx:d + c * SQUARE_PX + dx + PATCH]
-                                    for dx, dy in moves for r, c in squares]))
+        blob = self._blob(self._shifted_cuts(warped, squares))
         n = len(squares)
         raw, emb = self._probs(self.net, blob)
         p = (p0 + self._adapted(raw, emb).reshape(4, n, -1).sum(0)) / 5

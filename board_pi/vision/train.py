@@ -12,6 +12,10 @@ Recipe (recorded beside the model in ``model/recipe.json``):
    ``logits`` and ``embedding`` (used by enrolment's nearest neighbours).
 
 Usage: ``python -m board_pi.vision.train [--boards 1000] [--epochs 10] [--seed 4]``.
+
+With ``--accents``, the accents network instead (``model/accents/``, :mod:`.accents`): the same
+network telling apart only the faces of families (A Ą Ä, Z Ź Ż, ...), warm-started from the tile
+model (``--init``) and trained on boards dense with those faces (:func:`accent_board`).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
+from typing import Iterable
 
 import cv2
 import numpy as np
@@ -144,6 +149,57 @@ def load_real(names: list[str]) -> list[tuple[Path, list[str], np.ndarray]]:
     return out
 
 
+ACCENT_SETS = {"polish": 0.6, "german": 0.25, "spanish": 0.15}
+"""The sets whose faces come in families (:func:`.accents.families`) and how often each is drawn
+for the accents network: Polish has eight families, German three, Spanish one."""
+
+
+def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Patches and labels (indices into :data:`.accents.ACCENT_CLASSES`) of the tiles of one
+    rendered board dense with faces of families, every face of a family as often as the others
+    (the accented ones are the rare tiles of a real bag), drawn as :func:`synthetic_board` draws
+    its boards. Only the tiles are kept: the accents network is asked only about them."""
+    from dataclasses import replace
+
+    from board_pi.vision.accents import ACCENT_CLASSES, families
+
+    rng = np.random.default_rng(seed + 2_000_003)
+    names = list(ACCENT_SETS)
+    w = np.array([ACCENT_SETS[n] for n in names])
+    tiles = TILE_SETS[names[int(rng.choice(len(names), p=w / w.sum()))]]
+    faces = sorted(set(families(tiles)))
+    density = rng.uniform(0.25, 0.6)
+    rows = ["".join(faces[int(rng.integers(len(faces)))] if rng.random() < density else "." for _ in range(N))
+            for _ in range(N)]
+    size = SIZES[rng.integers(len(SIZES))]
+    style = edition_style(rng) if rng.random() < 0.15 else random_style(rng)
+    if rng.random() < 0.33:
+        tile = jitter_colour(rng, style.square, 10)
+        style = replace(style, tile=tile, tile_kind=("plain", "wood")[int(rng.random() < 0.4)], ink=(25, 25, 30))
+    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
+    warped = _warp(r.image, jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15)))
+    sq = [(i, j) for i in range(N) for j in range(N) if rows[i][j] != "." and not r.occluded[i, j]]
+    y = np.array([ACCENT_CLASSES.index(rows[i][j]) for i, j in sq], np.int64)
+    return patches(warped, sq), y
+
+
+def evaluate_accents(path: Path, seeds: Iterable[int]) -> dict:
+    """The accents network at ``path`` on boards of :func:`accent_board` (seeds never trained on),
+    through OpenCV as the reader runs it, over all its classes (the reader asks it only within a
+    family of the set, an easier question): tiles, and the share read right."""
+    net = cv2.dnn.readNetFromONNX(str(path))
+    right = total = 0
+    for seed in seeds:
+        x, y = accent_board(seed)
+        if not len(x):
+            continue
+        net.setInput(cv2.dnn.blobFromImages(list(x), 1 / 127.5, (PATCH, PATCH), (127.5,) * 3, swapRB=False))
+        logits = net.forward("logits").reshape(len(x), -1)
+        right += int((logits.argmax(1) == y).sum())
+        total += len(y)
+    return {"tiles": total, "accuracy": round(right / max(total, 1), 5)}
+
+
 def build_model(n_classes: int = len(CLASSES), emb: int = 96):
     import torch.nn as nn
 
@@ -243,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of boards drawn as club editions (green, sage, lavender, wooden)")
     ap.add_argument("--empty-keep", type=float, default=0.35,
                     help="share of the empty squares away from tiles kept (more: more glare on empty squares)")
+    ap.add_argument("--accents", action="store_true",
+                    help="train the accents network (model/accents/: the faces of families, A Ą Ä, Z Ź Ż, ...) "
+                         "on boards dense with them, instead of the tile model")
     args = ap.parse_args(argv)
     try:
         set_weights = {k.strip(): float(v) for k, v in (x.split("=") for x in args.set_weights.split(",") if x)}
@@ -265,6 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
+    from board_pi.vision.accents import ACCENT_CLASSES
+
+    classes = ACCENT_CLASSES if args.accents else CLASSES
     real = load_real(["board_001", "board_002", "board_003"]) + load_hand_labelled()
     if args.cache and Path(args.cache).is_file():
         with np.load(args.cache) as z:
@@ -272,27 +334,34 @@ def main(argv: list[str] | None = None) -> int:
     else:
         seeds = [args.seed * 100_000 + i for i in range(args.boards)]
         with mp.Pool(args.workers) as pool:
-            parts = pool.starmap(synthetic_board, [(s, args.empty_keep, set_weights or None, args.edition_share)
-                                                  for s in seeds],
-                                 chunksize=8)
+            if args.accents:
+                parts = pool.map(accent_board, seeds, chunksize=8)
+            else:
+                parts = pool.starmap(synthetic_board, [(s, args.empty_keep, set_weights or None, args.edition_share)
+                                                      for s in seeds],
+                                     chunksize=8)
         xs = [p[0] for p in parts]
         ys = [p[1] for p in parts]
         for k, (img, truth, corners) in enumerate(real):
             x, y = real_variants(img, truth, corners, args.real_variants, args.seed * 10 + k)
+            if args.accents:  # the real tiles of a family's plain letter (A, E, L, ...), as the accents network numbers them
+                keep = np.isin(np.array(CLASSES)[y], classes)
+                x, y = x[keep], np.array([classes.index(CLASSES[j]) for j in y[keep]], np.int64)
             xs.append(x)
             ys.append(y)
         X = np.concatenate(xs)
         Y = np.concatenate(ys)
         if args.cache:
             np.savez(args.cache, X=X, Y=Y)
-    print(f"data: {len(X)} patches ({(Y == 0).mean():.0%} empty) from {args.boards} boards and "
+    what = "" if args.accents else f" ({(Y == 0).mean():.0%} empty)"
+    print(f"data: {len(X)} patches{what} from {args.boards} boards and "
           f"{len(real)} real photos in {time.time() - t0:.0f}s", flush=True)
 
-    model = build_model()
+    model = build_model(len(classes))
     params = sum(p.numel() for p in model.parameters())
-    print(f"model: {params} parameters, {len(CLASSES)} classes", flush=True)
+    print(f"model: {params} parameters, {len(classes)} classes", flush=True)
     if args.init:
-        print(f"warm start from {args.init}: {warm_start(model, Path(args.init), CLASSES)} classes carried over",
+        print(f"warm start from {args.init}: {warm_start(model, Path(args.init), classes)} classes carried over",
               flush=True)
     bs = 256
     steps = args.epochs * (len(X) // bs)
@@ -334,7 +403,20 @@ def main(argv: list[str] | None = None) -> int:
                       opset_version=13, dynamo=False)
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KB)", flush=True)
     # The classes beside the model first: the reader takes them from there.
-    (out.parent / "recipe.json").write_text(json.dumps({"classes": list(CLASSES)}, ensure_ascii=False) + "\n")
+    (out.parent / "recipe.json").write_text(json.dumps({"classes": list(classes)}, ensure_ascii=False) + "\n")
+    if args.accents:
+        figures = evaluate_accents(out, range(10_000_000, 10_000_000 + args.val_boards))
+        print("held-out accent boards:", json.dumps(figures), flush=True)
+        recipe = {
+            "network": "accents", "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants,
+            "epochs": args.epochs, "batch": bs,
+            "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
+            "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
+            "sets": ACCENT_SETS, "warm_start": Path(args.init).name if args.init else None,
+            "training_seconds": round(time.time() - t0), "torch": torch.__version__, "held_out_accent_boards": figures,
+        }
+        (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
+        return 0
 
     # held-out figures, measured through the deployed path (OpenCV dnn)
     from board_pi.vision.evaluate import evaluate_real, evaluate_synthetic
