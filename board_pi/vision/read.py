@@ -320,8 +320,9 @@ class Reader:
         self.outputs = ["logits", "embedding"]
         self.second_net = self._second_opinion()
         """A second network, trained apart, that doubtful squares are also read by (or None)."""
-        self.accents_net = self._accents()
-        """The network that tells apart the faces of a family, A Ą Ä (:mod:`.accents`), or None."""
+        self.accents_net, self.accent_classes = self._specialist(self.ACCENTS)
+        """The network that tells apart the faces of a family, A Ą Ä (:mod:`.accents`), or None;
+        and its classes."""
         self.profile = None
         self.memory: Profile | None = None
         """What the table has learnt of its own tiles while playing (:mod:`~board_pi.vision.learn`)."""
@@ -375,19 +376,18 @@ class Reader:
     its tile set holds more than one of (A Ą, Z Ź Ż), the accents network says which of them.
     A model with no such folder reads the marks itself."""
 
-    def _accents(self) -> Any:
-        self.accent_classes: tuple[str, ...] = ()
-        path = self.model_path.parent / self.ACCENTS / "tiles.onnx"
+    def _specialist(self, folder: str) -> tuple[Any, tuple[str, ...]]:
+        """The network in ``folder`` beside the model, and its classes; (None, ()) with none there."""
+        path = self.model_path.parent / folder / "tiles.onnx"
         if not path.is_file():
-            return None
+            return None, ()
         recipe = _recipe(path)
         classes = recipe.get("classes")
-        self.accent_classes = tuple(classes) if isinstance(classes, list) else ()
-        if (not self.accent_classes or not set(self.accent_classes) <= set(self.classes)
-                or recipe.get("patch", PATCH) != PATCH):
-            raise ReadError(f"the accents network {path} reads other faces or patches than {self.model_path}: "
+        classes = tuple(classes) if isinstance(classes, list) and all(isinstance(c, str) for c in classes) else ()
+        if not classes or not set(classes) <= set(self.classes) or recipe.get("patch", PATCH) != PATCH:
+            raise ReadError(f"the {folder} network {path} reads other faces or patches than {self.model_path}: "
                             "replace both together, or remove the folder")
-        return cv2.dnn.readNetFromONNX(str(path))
+        return cv2.dnn.readNetFromONNX(str(path)), classes
 
     def _families(self) -> dict[int, tuple[list[int], list[int]]]:
         """Class index of each face of a family of the set (that the accents network knows) ->
