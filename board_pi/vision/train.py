@@ -35,7 +35,7 @@ from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TILE_SETS, all_glyphs
 from board_pi.vision.editions import edition_style
 from board_pi.vision.read import MODEL_PATH, N, PATCH, SQUARE_PX, Reader, _warp, label_of, patches
-from board_pi.vision.render import jitter_colour, random_rows, random_style, render_board
+from board_pi.vision.render import Style, jitter_colour, random_rows, random_style, render_board
 
 CLASSES: tuple[str, ...] = (".",) + all_glyphs() + ("?",)
 """What the model tells apart: empty, every face of every tile set (rules.tiles.TILE_SETS), a blank."""
@@ -54,6 +54,15 @@ def jitter_corners(rng: np.random.Generator, corners: np.ndarray, amount: float 
     return (corners + rng.normal(0, amount * side, corners.shape)).astype(np.float32)
 
 
+def tiles_like_squares(rng: np.random.Generator, style: Style) -> Style:
+    """``style`` with tiles the colour of its squares (cream tiles on a cream board), plain or
+    wooden, lettered in near-black: the boards where a blank tile is hardest to see."""
+    from dataclasses import replace
+
+    tile = jitter_colour(rng, style.square, 10)
+    return replace(style, tile=tile, tile_kind=("plain", "wood")[int(rng.random() < 0.4)], ink=(25, 25, 30))
+
+
 def synthetic_board(seed: int, empty_keep: float = 0.35,
                     set_weights: dict[str, float] | None = None,
                     edition_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -67,8 +76,6 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     the share of boards drawn as a club edition (:mod:`.editions`: green, sage, lavender and
     wooden boards); 0 for the committed model (a fine-tune with 0.3 read every set worse).
     """
-    from dataclasses import replace
-
     rng = np.random.default_rng(seed + 1_000_003)
     others = [ts for name, ts in TILE_SETS.items() if ts is not ENGLISH]
     if rng.random() < SET_SHARE:
@@ -84,9 +91,7 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     edition = edition_share > 0 and rng.random() < edition_share
     style = edition_style(rng) if edition else random_style(rng)
     if not edition and rng.random() < 0.33:
-        tile = jitter_colour(rng, style.square, 10)
-        style = replace(style, tile=tile, tile_kind=("plain", "wood")[int(rng.random() < 0.4)],
-                        ink=(25, 25, 30))
+        style = tiles_like_squares(rng, style)
     r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
     corners = jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15))
     warped = _warp(r.image, corners)
@@ -159,8 +164,6 @@ def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     rendered board dense with faces of families, every face of a family as often as the others
     (the accented ones are the rare tiles of a real bag), drawn as :func:`synthetic_board` draws
     its boards. Only the tiles are kept: the accents network is asked only about them."""
-    from dataclasses import replace
-
     from board_pi.vision.accents import ACCENT_CLASSES, families
 
     rng = np.random.default_rng(seed + 2_000_003)
@@ -174,8 +177,7 @@ def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     size = SIZES[rng.integers(len(SIZES))]
     style = edition_style(rng) if rng.random() < 0.15 else random_style(rng)
     if rng.random() < 0.33:
-        tile = jitter_colour(rng, style.square, 10)
-        style = replace(style, tile=tile, tile_kind=("plain", "wood")[int(rng.random() < 0.4)], ink=(25, 25, 30))
+        style = tiles_like_squares(rng, style)
     r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
     warped = _warp(r.image, jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15)))
     sq = [(i, j) for i in range(N) for j in range(N) if rows[i][j] != "." and not r.occluded[i, j]]
@@ -193,7 +195,7 @@ def evaluate_accents(path: Path, seeds: Iterable[int]) -> dict:
         x, y = accent_board(seed)
         if not len(x):
             continue
-        net.setInput(cv2.dnn.blobFromImages(list(x), 1 / 127.5, (PATCH, PATCH), (127.5,) * 3, swapRB=False))
+        net.setInput(Reader._blob(x))  # cut and scaled as the reader does
         logits = net.forward("logits").reshape(len(x), -1)
         right += int((logits.argmax(1) == y).sum())
         total += len(y)
@@ -229,13 +231,12 @@ def warm_start(model, onnx_path: Path, classes: tuple[str, ...]) -> int:
     their batch norms folded in, so the norms start as the identity), its embedding, and the head's
     rows of the classes it had; a new face starts from its base letter's row (Ä from A). Returns
     how many classes were carried over."""
-    import unicodedata
-
     import onnx
     import torch
     import torch.nn as nn
     from onnx import numpy_helper
 
+    from board_pi.vision.accents import base_letter
     from board_pi.vision.read import model_classes
 
     m = onnx.load(str(onnx_path))
@@ -258,7 +259,7 @@ def warm_start(model, onnx_path: Path, classes: tuple[str, ...]) -> int:
         w, b = init["head.weight"], init["head.bias"]
         carried = 0
         for i, c in enumerate(classes):
-            base = c if c in old else "".join(unicodedata.normalize("NFD", ch)[0] for ch in c).replace("Ł", "L")[:1]
+            base = c if c in old else base_letter(c[0])  # CH from C, IJ from I
             if base in old:
                 j = old.index(base)
                 model.head.weight[i].copy_(torch.from_numpy(w[j].copy()))

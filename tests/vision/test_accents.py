@@ -11,7 +11,7 @@ import pytest
 
 from board_pi.rules.tiles import TILE_SETS
 from board_pi.vision.accents import ACCENT_CLASSES, base_letter, families, share_out
-from board_pi.vision.evaluate import Tally, game_like_rows
+from board_pi.vision.evaluate import evaluate_synthetic, game_like_rows
 from board_pi.vision.read import MODEL_PATH, ReadError, Reader
 from board_pi.vision.render import render_board
 
@@ -78,16 +78,14 @@ def test_the_accents_network_reads_the_marks_the_tile_model_misses() -> None:
     # Polish boards of the tuning set (seeds 25,007,000 on), where the tile model with its second
     # opinion takes a Ź for a Ż or a Ż for a Z; the accents network tells them apart.
     polish = TILE_SETS["polish"]
+    seeds = (25_007_014, 25_007_016, 25_007_025)
     looked, not_looked = Reader(tiles=polish), Reader(tiles=polish)
     not_looked.accents_net = None
-    t_looked, t_not = Tally(), Tally()
-    for seed in (25_007_014, 25_007_016, 25_007_025):
-        rows = game_like_rows(np.random.default_rng(seed), polish)
-        r = render_board(rows, seed=seed, tiles=polish)
-        t_looked.add(rows, looked.read(r.image, r.corners).grid, r.occluded)
-        t_not.add(rows, not_looked.read(r.image, r.corners).grid, r.occluded)
-    assert t_looked.squares == t_looked.squares_right, t_looked.errors
-    assert len(t_not.errors) == 4 and all(e[-4] in "ZŹŻ" and e[-1] in "ZŹŻ" for e in t_not.errors), t_not.errors
+    with_accents = evaluate_synthetic(looked, seeds, tiles=polish)
+    without = evaluate_synthetic(not_looked, seeds, tiles=polish)
+    assert with_accents["square_accuracy"] == 1.0 and with_accents["errors"] == [], with_accents["errors"]
+    errors = without["errors"]
+    assert len(errors) == 4 and all(e[-4] in "ZŹŻ" and e[-1] in "ZŹŻ" for e in errors), errors
 
 
 def test_doctests() -> None:

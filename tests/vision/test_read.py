@@ -370,15 +370,13 @@ def test_the_second_opinion_reads_doubtful_squares_right_that_the_model_alone_mi
     from board_pi.rules.tiles import TILE_SETS
 
     german = TILE_SETS["german"]
+    from board_pi.vision.evaluate import evaluate_synthetic
+
+    seeds = (25_001_009, 25_001_011, 25_001_029)
     pair, alone = Reader(tiles=german), Reader(_model_alone(tmp_path / "alone"), tiles=german)
-    t_pair, t_alone = Tally(), Tally()
-    for seed in (25_001_009, 25_001_011, 25_001_029):
-        rows = game_like_rows(np.random.default_rng(seed), german)
-        r = render_board(rows, seed=seed, tiles=german)
-        t_pair.add(rows, pair.read(r.image, r.corners).grid, r.occluded)
-        t_alone.add(rows, alone.read(r.image, r.corners).grid, r.occluded)
-    assert t_alone.squares - t_alone.squares_right == 3, t_alone.errors
-    assert t_pair.squares == t_pair.squares_right, t_pair.errors
+    by_pair, by_alone = evaluate_synthetic(pair, seeds, tiles=german), evaluate_synthetic(alone, seeds, tiles=german)
+    assert len(by_alone["errors"]) == 3 and by_alone["square_accuracy"] < 1.0, by_alone["errors"]
+    assert by_pair["square_accuracy"] == 1.0 and by_pair["errors"] == [], by_pair["errors"]
 
 
 def test_a_read_with_more_doubtful_squares_than_the_most_reads_alone(tmp_path):
