@@ -316,7 +316,8 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
                 challenger = (p + 1) % len(names)
                 acceptable = m.kind == "challenge"
                 lp = table.game.state.last_play if table.game else None
-                if lp is not None and table.judge.judge(lp.words).acceptable != acceptable:
+                # With no word list for the set there is nothing to weigh the record against.
+                if lexicon != "none" and lp is not None and table.judge.judge(lp.words).acceptable != acceptable:
                     msg = (f"line {m.line}: the record says the play was "
                            f"{'acceptable' if acceptable else 'not acceptable'}; this lexicon says otherwise: "
                            "following the record")

@@ -52,12 +52,18 @@ class DirectorActions:
             if player == lp.player:
                 raise TableError("a player cannot challenge their own play")
             try:
+                judged: bool | None = self.judge.judge(lp.words).acceptable
+            except NotAWord as e:  # the word list has no letters of this set: it cannot rule
+                if acceptable is None:
+                    raise TableError(f"the word judge cannot rule on this play: {e}") from None
+                judged = None
+            try:
                 clock.challenge()
             except ClockError:
                 pass  # the clock may already be stopped (out-play); the challenge goes on
-            judged = self.judge.judge(lp.words).acceptable
             verdict = judged if acceptable is None else acceptable
-            if verdict != judged:
+            assert verdict is not None
+            if judged is not None and verdict != judged:
                 self._say("the record's verdict differs from this lexicon's: following the record")
             try:
                 game.challenge(player, verdict)

@@ -62,3 +62,18 @@ def test_a_german_game_is_acted_out_and_read_through_the_camera() -> None:
     assert last["final"] == last["recorded"]
     assert last["plays"] == sum(m.kind == "play" for m in rec.moves)
     assert last["plays_read_correctly"] == last["plays"], r.stderr[-3000:]
+
+
+def test_a_record_of_a_set_with_no_word_list_follows_its_challenges(tmp_path: Path) -> None:
+    """A Polish record (board-pi has no Polish word list): its phony, withdrawn after a challenge,
+    is followed from the record instead of judged, and the game is read through the camera."""
+    pytest.importorskip("cv2")
+    rec = tmp_path / "polish.gcg"
+    rec.write_text("#character-encoding UTF-8\n#tile-distribution polish\n#player1 a Ala\n#player2 b Bartek\n"
+                   ">a: AHIJOUY 8F HUJA +20 20\n>a: AHIJOUY -- -20 0\n>b: ĆĘIKPST 8G STĘPIĆ +46 46\n",
+                   encoding="utf-8")
+    r = demo("--game", str(rec), "--speed", "max", "--no-web", "--json")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    last = json.loads(r.stdout.strip().splitlines()[-1])
+    assert last["final"] == last["recorded"] == [0, 46]
+    assert last["plays_read_correctly"] == last["plays"] == 2, r.stdout[-3000:]

@@ -238,6 +238,23 @@ def test_void_rule_has_no_challenges(tmp_path: Path, lexicon) -> None:  # type: 
         table.challenge(1)
 
 
+def test_a_word_list_without_the_plays_letters_cannot_rule_and_changes_nothing(tmp_path: Path) -> None:
+    from board_pi.rules.lexicon import Lexicon
+
+    # An empty list (a set with no word list: the demo's stand-in) uses no letters at all.
+    table, cam, clock = make(tmp_path, Lexicon.from_words([], name="none"))
+    turn(table, cam, clock, 0, "8D WINDY")
+    before = table.snapshot()
+    with pytest.raises(TableError, match="cannot rule"):
+        table.challenge(1)
+    after = table.snapshot()
+    assert after["moves"] == before["moves"] and after["players"] == before["players"]
+    assert table.clock is not None and table.clock.running == 1  # the clock was not stopped for it
+    # A record's verdict (the demo following a game record) needs no judge.
+    assert str(table.challenge(1, acceptable=False)) == "NOT ACCEPTABLE"
+    assert table.snapshot()["moves"][-1]["text"] != "8D WINDY"
+
+
 def test_a_game_to_its_end_writes_the_record(tmp_path: Path, lexicon, shared_data: Path) -> None:  # type: ignore[no-untyped-def]
     from board_pi.rules.gcg import read_gcg
 
