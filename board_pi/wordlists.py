@@ -22,10 +22,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 from importlib import resources
 from pathlib import Path
 
+from .files import write_bytes
 from .rules.lexicon import MAGICS, Lexicon, LexiconError, parse_word_list
 from .rules.tiles import ENGLISH, TileSet
 
@@ -165,10 +165,6 @@ def compile_lexicon(source: str, out: Path, tiles: TileSet | None = None) -> Lex
 
 def _write_atomic(path: Path, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".lex")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
+        write_bytes(path, data)
     except OSError:
         pass  # no writable cache: compile in memory next time too

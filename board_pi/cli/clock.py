@@ -10,13 +10,13 @@ import json
 import os
 import select
 import sys
-import tempfile
 import time
 import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
 from .errors import UsageError
+from ..files import write_json
 from ..clock import ClockController, GameClock, TimeControl
 from ..clock.model import ClockSnapshot
 
@@ -47,11 +47,7 @@ def status_line(snap: ClockSnapshot) -> str:
 
 
 def _save(path: Path, clock: GameClock, extra: dict[str, Any]) -> None:
-    data = {"clock": clock.to_dict(), **extra}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(data, f)
-    os.replace(tmp, path)  # atomic: a crash mid-write never leaves half a state
+    write_json(path, {"clock": clock.to_dict(), **extra}, indent=None)  # a crash never leaves half a state
 
 
 MAX_STATE_BYTES = 1024**2  # a clock's state is a few hundred bytes; more is the wrong file

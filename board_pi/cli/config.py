@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import Any
 
 from ..config import (DEFAULT_CONFIG_PATH, SECTIONS, ConfigError, toml_value, check_ready, find_config, load_config,
                       template_text)
+from ..files import write_text
 from ..pin import BadPin, DirectorStoreError, hash_pin, save_pin_hash, validate_pin
 from .errors import UsageError
 
@@ -47,10 +47,7 @@ def cmd_config(args: Any) -> int:
             print(f"{path}: already exists; left as it is (use --force to overwrite)")
             return 0
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".tmp")
-            tmp.write_text(template_text(), encoding="utf-8")
-            os.replace(tmp, path)
+            write_text(path, template_text(), mode=0o644)  # the service's user reads it
         except OSError as e:
             raise UsageError(f"cannot write {path}: {e.strerror or e}") from None
         print(f"wrote {path}")

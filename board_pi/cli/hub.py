@@ -8,7 +8,6 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from .errors import UsageError
 

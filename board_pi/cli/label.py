@@ -24,8 +24,9 @@ import numpy as np
 from ..rules.board import Square
 from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.frames import FrameSourceError, load_image
-from ..vision.labels import (LabelError, LabelFile, apply_corrections, check_rows, differences, grid_text,
-                             label_sheet, save_json)
+from ..files import write_json
+from ..vision.labels import (SHARED, LabelError, LabelFile, apply_corrections, check_rows, differences, grid_text,
+                             label_sheet)
 from ..vision.read import ReadError, Reader
 
 HELP = ("corrections as SQUARE WHAT pairs (H8 Q, O10 ?, K4 ., a blank played as S: O10 s); "
@@ -150,7 +151,7 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
                 try:
                     labels.save()
                     if kept is None and corners_path is not None:
-                        save_json(corners_path, corners_data)
+                        write_json(corners_path, corners_data, mode=SHARED)
                 except OSError as e:
                     print(f"board-pi label: cannot write the labels: {e}", file=sys.stderr)
                     return 2

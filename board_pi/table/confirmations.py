@@ -10,6 +10,8 @@ blank whose letter the lexicon does not settle. The confirmations are a small st
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..clock import ClockError
 from ..rules.board import BadCoordinate, Square
 from ..rules.codec import event_to_dict

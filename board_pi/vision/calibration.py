@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +29,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from board_pi.files import write_json
 from board_pi.vision.frames import as_bgr
 from board_pi.vision.geometry import GRID, PREMIUM_MASK, grid_to_image, warp_grid
 from board_pi.vision.empty import EmptyLook
@@ -163,18 +162,7 @@ class Calibration:
 
 def save(cal: Calibration, path: str | Path) -> Path:
     """Write the profile as JSON (atomically: a crash never leaves half a file)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=p.name, dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(cal.to_json(), f, indent=1)
-            f.write("\n")
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return p
+    return write_json(path, cal.to_json())
 
 
 def load(path: str | Path) -> Calibration:

@@ -17,8 +17,6 @@ blank tile whose letter the photo cannot tell, a lower-case face a blank played 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -26,6 +24,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from board_pi.files import write_json
 from board_pi.rules.board import COLUMNS, BadCoordinate, Square, split_row
 from board_pi.vision.geometry import warp_grid
 from board_pi.vision.read import row_text
@@ -138,6 +137,10 @@ def label_sheet(image: np.ndarray, corners: np.ndarray, rows: Sequence[str],
     return np.asarray(pil)[:, :, ::-1].copy()
 
 
+SHARED = 0o644
+"""Label and corner files are kept in a project's working tree and shared: readable by all."""
+
+
 @dataclass
 class LabelFile:
     """A JSON file of hand labels: ``{"about": ..., "photos": {name: [15 rows]}}``. Written
@@ -165,19 +168,4 @@ class LabelFile:
         return cls(p, str(data.get("about", "")), dict(photos))
 
     def save(self) -> None:
-        save_json(self.path, {"about": self.about, "photos": dict(sorted(self.photos.items()))})
-
-
-def save_json(path: Path, data: object) -> None:
-    """``data`` as JSON at ``path``, written whole to a temporary file beside it and moved over
-    the old one, so a failed write loses nothing."""
-    text = json.dumps(data, ensure_ascii=False, indent=1) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        write_json(self.path, {"about": self.about, "photos": dict(sorted(self.photos.items()))}, mode=SHARED)

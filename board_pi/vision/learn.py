@@ -23,13 +23,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from ..files import replacing
 from .read import CLASSES, Profile, Reader, _warp, patches
 
 log = logging.getLogger(__name__)
@@ -110,15 +110,8 @@ class TableMemory:
         """Write the memory beside the calibration, atomically (a crash leaves the old file)."""
         if self.path is None or self.size == 0:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name, suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez_compressed(f, embeddings=self.embeddings, labels=self.labels, model=np.str_(self.model))
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with replacing(self.path, binary=True) as f:
+            np.savez_compressed(f, embeddings=self.embeddings, labels=self.labels, model=np.str_(self.model))
 
     def profile(self) -> Profile | None:
         """What has been learnt, as a profile for the reader's ``memory`` (None: nothing yet)."""

@@ -16,8 +16,6 @@ Reading is honest: no word list is ever consulted, so a phony reads as the phony
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass, replace
@@ -27,6 +25,7 @@ from typing import Any, Iterable, Sequence
 import cv2
 import numpy as np
 
+from board_pi.files import replacing
 from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
@@ -238,16 +237,8 @@ class Profile:
 
     def save(self, path: str | Path) -> None:
         """Write the profile; atomically, so a crash never leaves half a tiles.npz behind."""
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=p.name, suffix=".tmp", dir=p.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez_compressed(f, embeddings=self.embeddings, labels=self.labels)
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with replacing(path, binary=True) as f:
+            np.savez_compressed(f, embeddings=self.embeddings, labels=self.labels)
 
     @classmethod
     def load(cls, path: str | Path) -> "Profile":
