@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.rules.board import Coordinate, Direction, split_row  # noqa: E402
+from board_pi.rules.board import split_row  # noqa: E402
 from board_pi.rules.tiles import ENGLISH  # noqa: E402
 from board_pi.table.rescore import rescore  # noqa: E402
 from board_pi.vision.frames import load_image  # noqa: E402
@@ -37,22 +37,6 @@ def same_word(got: str, want: str) -> bool:
     """Equal as a score sheet writes them; ``?`` in the truth is a blank whose letter the photo
     does not show (any lower-case letter)."""
     return re.fullmatch(re.escape(want).replace(r"\?", "[a-z]"), got) is not None
-
-
-def placed(position: str, word: str) -> dict[tuple[int, int], str]:
-    """The squares a play in score-sheet notation puts tiles on (``HU(R)T``: not the R), with
-    their tiles (a blank as its lower-case letter). English tiles: one letter a square."""
-    at = Coordinate.parse(position)
-    dr, dc = (0, 1) if at.direction is Direction.ACROSS else (1, 0)
-    out, k, through = {}, 0, False
-    for ch in word:
-        if ch in "()":
-            through = ch == "("
-            continue
-        if not through:
-            out[(at.row + dr * k, at.col + dc * k)] = ch
-        k += 1
-    return out
 
 
 def label_change(before: list[str], after: list[str]) -> dict[tuple[int, int], str]:
@@ -76,8 +60,10 @@ def main() -> int:
     result = rescore(frames, ENGLISH, ["Player1", "Player2"], load_lexicon(None, tiles=ENGLISH))
     seconds = time.perf_counter() - t0
     by_frame: dict[str, list[tuple[str, str, int]]] = {}
+    plays_of: dict[str, list] = {}
     for p in result.plays:
         by_frame.setdefault(p.frame, []).append((p.position, p.word, p.score))
+        plays_of.setdefault(p.frame, []).append(p)
     right = {"tuning": [0, 0], "held_out": [0, 0]}
     several = 0
     print(f"the 2015 jheidel game: {len(names)} press photos (the first before any play), {len(truth['steps'])} steps")
@@ -109,8 +95,8 @@ def main() -> int:
             continue
         want = label_change(labels[before], labels[step["frame"]])
         got: dict[tuple[int, int], str] = {}
-        for p, w, _ in by_frame.get(step["frame"], []):
-            got.update(placed(p, w))
+        for play in plays_of.get(step["frame"], []):
+            got.update(((q.row, q.col), t) for q, t in play.placed)
         ok = got.keys() == want.keys() and all(
             g == w or (w == "?" and g.islower()) for g, w in ((got[q], want[q]) for q in want))
         tiles_right[step["part"]][0] += ok

@@ -36,7 +36,8 @@ class RescoreError(ValueError):
 
 @dataclass(frozen=True)
 class RescoredPlay:
-    """One play as re-scored: who, where, the word, the points, and the frame it was seen in."""
+    """One play as re-scored: who, where, the word, the points, and the frame it was seen in;
+    ``placed``, the squares its tiles went on (a blank as its lower-case letter)."""
 
     player: str
     position: str
@@ -44,6 +45,7 @@ class RescoredPlay:
     score: int
     frame: str
     withdrawn: bool = False
+    placed: tuple[tuple[Square, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"player": self.player, "position": self.position, "word": self.word,
@@ -288,7 +290,8 @@ def _play(game: Game, new: dict[Square, str], out: Rescored, name: str, lexicon:
         return
     line = game.state.moves[-1]
     position, _, word = line.text.partition(" ")
-    out.plays.append(RescoredPlay(game.players[player], position, word, scored.score, name))
+    out.plays.append(RescoredPlay(game.players[player], position, word, scored.score, name,
+                                  placed=tuple((p.square, p.tile) for p in scored.placements)))
 
 
 def _blank_letters(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lexicon | None,

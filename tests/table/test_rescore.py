@@ -151,3 +151,16 @@ def test_plays_in_one_frame_are_sized_to_the_players_racks() -> None:
     fits = _racks_allow(game)
     assert fits([7, 7], False) and fits([7, 7, 7], True)
     assert not fits([8], True) and not fits([3, 8], False)
+
+
+def test_each_play_says_which_squares_its_tiles_went_on(tmp_path: Path) -> None:
+    from board_pi.rules.board import Square
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.wordlists import load_lexicon
+
+    paths = frames(tmp_path, boards(["8D WINDY", "D7 A.E"]))  # AWE through WINDY's W
+    result = rescore_frames([(Path(p).name, cv2.imread(p)) for p in paths], ENGLISH, ["Ann", "Bob"],
+                            load_lexicon(None, tiles=ENGLISH))
+    assert [(p.position, p.word) for p in result.plays] == [("8D", "WINDY"), ("D7", "A(W)E")]
+    assert result.plays[1].placed == ((Square(6, 3), "A"), (Square(8, 3), "E"))
+    assert "placed" not in result.plays[1].to_json()  # the JSON the issue names is unchanged
