@@ -59,16 +59,14 @@ def main() -> int:
     t0 = time.perf_counter()
     result = rescore(frames, ENGLISH, ["Player1", "Player2"], load_lexicon(None, tiles=ENGLISH))
     seconds = time.perf_counter() - t0
-    by_frame: dict[str, list[tuple[str, str, int]]] = {}
     plays_of: dict[str, list] = {}
     for p in result.plays:
-        by_frame.setdefault(p.frame, []).append((p.position, p.word, p.score))
         plays_of.setdefault(p.frame, []).append(p)
     right = {"tuning": [0, 0], "held_out": [0, 0]}
     several = 0
     print(f"the 2015 jheidel game: {len(names)} press photos (the first before any play), {len(truth['steps'])} steps")
     for step in truth["steps"]:
-        got = by_frame.get(step["frame"], [])
+        got = [(p.position, p.word, p.score) for p in plays_of.get(step["frame"], [])]
         shown = ", ".join(f"{p} {w} {s}" for p, w, s in got) or "nothing (a pass)"
         if step.get("several"):
             several += 1

@@ -34,6 +34,8 @@ N = 15
 KINDS = tuple(Premium)
 KIND = PREMIUM_KINDS
 """Each square's kind (an index into :data:`KINDS`) on the standard layout."""
+ACROSS = np.mgrid[0:N, 0:N].astype(np.float64) / (N - 1) - 0.5
+"""Each square's row and column, from -0.5 to 0.5 across the board: where a light plane is fitted."""
 
 SURE_LETTER = 0.9
 """A square read as a letter with this belief is a tile for the estimates (its colour is no
@@ -114,7 +116,7 @@ class EmptyLook:
         if not kinds or int(free.sum()) < 10:
             return cls(colour, spread)  # a board covered in tiles: nothing to go by
         c = colours.astype(np.float64)
-        rr, cc = np.mgrid[0:N, 0:N].astype(np.float64) / (N - 1) - 0.5
+        rr, cc = ACROSS
         plane = np.zeros((N, N, 3))
         for _ in range(2):
             flat = c - plane
@@ -201,7 +203,7 @@ def tile_colour(colours: np.ndarray, tiles: np.ndarray) -> tuple[np.ndarray, flo
     mu = np.median(c, axis=0)
     field = np.broadcast_to(mu, (N, N, 3)).copy()
     if n >= TILE_LIGHT_MIN:
-        rr, cc = np.mgrid[0:N, 0:N].astype(np.float64) / (N - 1) - 0.5
+        rr, cc = ACROSS
         X = np.stack([np.ones(n), rr[tiles], cc[tiles]], 1)
         use = np.ones(n, bool)
         for _ in range(2):
