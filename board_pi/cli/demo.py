@@ -30,7 +30,7 @@ from ..rules.events import Passed
 from ..rules.gcg import GcgError, GcgMove, GcgRecord, parse_gcg, read_gcg
 from ..rules.replay import replay
 from ..rules.judge import WordJudge
-from ..rules.lexicon import Lexicon, LexiconError
+from ..rules.lexicon import LexiconError
 from ..rules.play import Play
 from ..rules.tiles import ENGLISH, TileSet, UnknownTileSet, tile_set
 from ..table.store import Journal
@@ -273,7 +273,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
         judge = WordJudge(load_lexicon(lexicon, tiles=tiles), clock=time.time, tiles=tiles)
     except LexiconError as e:  # a record of a set with no word list of board-pi's: follow the record
         say(f"no word list for the {tiles.name} tiles ({e}); challenges follow the record")
-        judge = WordJudge(Lexicon.from_words([], name="none", tiles=tiles), clock=time.time, tiles=tiles)
+        judge = WordJudge.without_list(tiles, str(e), clock=time.time)
         lexicon = "none"
     camera = ScriptedCamera(seed, tiles=tiles)
     # The camera reads only the set's own tiles, as a table configured with game.tile_set does.
@@ -317,7 +317,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
                 acceptable = m.kind == "challenge"
                 lp = table.game.state.last_play if table.game else None
                 # With no word list for the set there is nothing to weigh the record against.
-                if lexicon != "none" and lp is not None and table.judge.judge(lp.words).acceptable != acceptable:
+                if table.judge.can_rule and lp is not None and table.judge.judge(lp.words).acceptable != acceptable:
                     msg = (f"line {m.line}: the record says the play was "
                            f"{'acceptable' if acceptable else 'not acceptable'}; this lexicon says otherwise: "
                            "following the record")

@@ -34,6 +34,11 @@ class NotAWord(ValueError):
     """Input that is not a word at all (digits, punctuation, a single letter)."""
 
 
+class CannotRule(ValueError):
+    """The judge has no word list (a tile set with none configured): it rules on nothing, and
+    says so, rather than calling every play NOT ACCEPTABLE."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     acceptable: bool
@@ -66,10 +71,27 @@ class WordJudge:
     on_log: Callable[[Adjudication], None] | None = None
     log: list[Adjudication] = field(default_factory=list)
     tiles: TileSet | None = None  # None: the set the lexicon was compiled for, else English
+    no_list: str | None = None  # why there is no word list to rule with (see :meth:`without_list`)
 
     def __post_init__(self) -> None:
         if self.tiles is None:
             self.tiles = TILE_SETS.get(self.lexicon.tiles, ENGLISH)
+
+    @classmethod
+    def without_list(cls, tiles: TileSet, why: str, clock: Callable[[], float] = lambda: 0.0) -> "WordJudge":
+        """A judge for a set with no word list: :meth:`judge` raises :class:`CannotRule` with ``why``.
+
+        >>> from board_pi.rules.tiles import TILE_SETS
+        >>> j = WordJudge.without_list(TILE_SETS["polish"], "no word list for the polish tiles")
+        >>> j.can_rule, j.lexicon.name
+        (False, 'none')
+        """
+        return cls(Lexicon.from_words([], name="none", tiles=tiles), clock=clock, tiles=tiles, no_list=why)
+
+    @property
+    def can_rule(self) -> bool:
+        """Whether there is a word list to rule with."""
+        return self.no_list is None
 
     def check_words(self, words: Sequence[str]) -> list[str]:
         """Normalise input words, or raise NotAWord saying what is wrong with the input."""
@@ -104,6 +126,10 @@ class WordJudge:
         return out
 
     def judge(self, words: Sequence[str]) -> Verdict:
+        """The play's words judged as a whole. :class:`NotAWord` for input that is no word,
+        :class:`CannotRule` when there is no word list (nothing is logged either way)."""
+        if self.no_list is not None:
+            raise CannotRule(self.no_list)
         checked = self.check_words(words)
         ok = all(w in self.lexicon for w in checked)
         entry = Adjudication(self.clock(), tuple(checked), ok, self.lexicon.name)

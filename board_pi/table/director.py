@@ -12,7 +12,7 @@ from ..rules.board import BadCoordinate
 from ..rules.codec import event_to_dict
 from ..rules.game import ChallengeRule, IllegalEvent
 from ..rules.events import PlayMade
-from ..rules.judge import NotAWord, Verdict, WordJudge
+from ..rules.judge import CannotRule, NotAWord, Verdict, WordJudge
 from ..rules.play import IllegalPlay, Play
 from .errors import TableError
 from .kinds import Outcome, Pending, PendingKind, PressResult
@@ -53,7 +53,7 @@ class DirectorActions:
                 raise TableError("a player cannot challenge their own play")
             try:
                 judged: bool | None = self.judge.judge(lp.words).acceptable
-            except NotAWord as e:  # the word list has no letters of this set: it cannot rule
+            except (NotAWord, CannotRule) as e:  # no word list, or none with this set's letters
                 if acceptable is None:
                     raise TableError(f"the word judge cannot rule on this play: {e}") from None
                 judged = None
@@ -222,5 +222,5 @@ class DirectorActions:
         """The word judge screen: the play as a whole, never which word."""
         try:
             return self.judge.judge(list(words))
-        except NotAWord as e:
+        except (NotAWord, CannotRule) as e:
             raise TableError(str(e)) from None

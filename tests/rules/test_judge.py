@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from board_pi.rules.game import ChallengeRule, Game, GameRules, PlayRefused
-from board_pi.rules.judge import MAX_WORDS, Adjudication, NotAWord, Verdict, WordJudge
+from board_pi.rules.judge import MAX_WORDS, Adjudication, CannotRule, NotAWord, Verdict, WordJudge
 from board_pi.rules.lexicon import Lexicon
 
 # The judge takes the alphabet from the lexicon's words: these use all 26 letters.
@@ -111,3 +111,15 @@ def test_letters_the_lexicon_never_uses_are_not_words() -> None:
     small = WordJudge(Lexicon.from_words(["QI", "ZA"], "small"))
     with pytest.raises(NotAWord, match=r"does not use \(X\)"):
         small.judge(["QIX"])
+
+
+def test_a_judge_without_a_word_list_says_so_and_never_not_acceptable() -> None:
+    from board_pi.rules.tiles import TILE_SETS
+
+    why = "no word list is configured for the polish tile set (set game.lexicon)"
+    judge = WordJudge.without_list(TILE_SETS["polish"], why)
+    assert not judge.can_rule and WordJudge(LEX).can_rule
+    for words in (["ŻÓŁW"], ["QI"], ["1"]):  # whatever is asked, the answer is that it cannot rule
+        with pytest.raises(CannotRule, match="game.lexicon"):
+            judge.judge(words)
+    assert judge.log == []  # nothing was ruled, so nothing is logged

@@ -255,6 +255,21 @@ def test_a_word_list_without_the_plays_letters_cannot_rule_and_changes_nothing(t
     assert table.snapshot()["moves"][-1]["text"] != "8D WINDY"
 
 
+def test_a_judge_with_no_word_list_cannot_rule_and_says_why(tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
+    from board_pi.rules.judge import WordJudge
+    from board_pi.rules.tiles import ENGLISH
+
+    table, cam, clock = make(tmp_path, lexicon)
+    table.use_judge(WordJudge.without_list(ENGLISH, "no word list is configured (game.lexicon)"))
+    turn(table, cam, clock, 0, "8D WINDY")
+    with pytest.raises(TableError, match=r"cannot rule on this play: no word list .*game\.lexicon"):
+        table.challenge(1)
+    with pytest.raises(TableError, match="no word list"):
+        table.judge_words(["WINDY"])
+    assert table.clock is not None and table.clock.running == 1
+    assert str(table.challenge(1, acceptable=True)) == "ACCEPTABLE"  # a record's verdict still counts
+
+
 def test_a_game_to_its_end_writes_the_record(tmp_path: Path, lexicon, shared_data: Path) -> None:  # type: ignore[no-untyped-def]
     from board_pi.rules.gcg import read_gcg
 

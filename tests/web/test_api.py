@@ -258,6 +258,15 @@ def test_blank_letter_is_asked_and_given(director: Client, table: Table, game_ti
     assert status == 200 and out["play"] == "8H zA"
 
 
+def test_word_judge_without_a_word_list_says_so(app: Any, table: Table) -> None:
+    from board_pi.rules.judge import WordJudge
+    from board_pi.rules.tiles import TILE_SETS
+
+    table.use_judge(WordJudge.without_list(TILE_SETS["polish"], "no word list is configured for the polish tile set"))
+    status, out = Client(app).post("/api/judge", {"words": ["qi"]})
+    assert status == 400 and "no word list" in out["error"] and "verdict" not in out
+
+
 def test_word_judge(app: Any, table: Table) -> None:
     c = Client(app)
     status, out = c.post("/api/judge", {"words": ["qi", "za"]})
