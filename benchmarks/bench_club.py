@@ -36,7 +36,6 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -53,7 +52,7 @@ def password(n: int) -> str:
 
 def run_tables(args: argparse.Namespace) -> None:
     """Worker: tables ``first``..``first+count-1`` play until ``seconds`` have passed."""
-    from board_pi.club.publisher import Pairing, TablePublisher
+    from board_pi.club.publisher import TablePublisher
     from board_pi.club.settings import ClubSettings, parse_broker_url
     from board_pi.club.sim import RecordedTable
 

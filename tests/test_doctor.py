@@ -310,7 +310,7 @@ def test_service_user_outside_the_device_groups_is_told_the_usermod() -> None:
     if user is None:
         pytest.skip("every user is in dialout")
     r = doctor.check_service_user(user)
-    assert r.status == FAIL and "dialout (the serial port)" in r.detail and f"sudo usermod -aG" in r.fix and user in r.fix
+    assert r.status == FAIL and "dialout (the serial port)" in r.detail and "sudo usermod -aG" in r.fix and user in r.fix
 
 
 def test_report_format() -> None:

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
-from .events import (TURN_EVENTS, ChallengeBonus, ChallengeJudged, EndRackPoints, Event, Exchanged,
+from .events import (ChallengeBonus, ChallengeJudged, EndRackPoints, Event, Exchanged,
                      GameEnded, Passed, PhonyWithdrawn, PlayMade, RackPenalty, ScoreAdjusted, TimePenalty,
                      TurnLost)
 from .board import Board, Layout, STANDARD, write_cell

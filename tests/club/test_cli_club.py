@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -7,8 +7,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from board_pi.club.broker import TcpCut
 from board_pi.club.hub import Hub
 from board_pi.club.publisher import TablePublisher

@@ -7,7 +7,6 @@ import io
 import json
 import time
 import zipfile
-from pathlib import Path
 from typing import Any
 
 import pytest

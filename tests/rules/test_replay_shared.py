@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from board_pi.rules.events import ChallengeBonus, EndRackPoints, Exchanged, Passed, PhonyWithdrawn
-from board_pi.rules.gcg import GcgError, parse_gcg, read_gcg, write_gcg
+from board_pi.rules.gcg import parse_gcg, read_gcg, write_gcg
 from board_pi.rules.replay import replay
 from board_pi.rules.tiles import ENGLISH, POLISH
 
