@@ -43,6 +43,8 @@ model: $(STAMP)-run
 	$(PY) -W ignore -m board_pi.vision.train
 	$(PY) -W ignore -m board_pi.vision.train --accents --seed 21 --boards 1200 --epochs 8 --lr 1e-3 \
 		--init board_pi/vision/model/tiles.onnx --out board_pi/vision/model/accents/tiles.onnx
+	$(PY) -W ignore -m board_pi.vision.train --accents --seed 22 --boards 1200 --epochs 8 --lr 1e-3 \
+		--init board_pi/vision/model/second/tiles.onnx --out board_pi/vision/model/accents/second/tiles.onnx
 
 font-packages:
 	@echo $(FONT_PACKAGES)

@@ -226,6 +226,16 @@ def build_model(n_classes: int = len(CLASSES), emb: int = 96):
     return TileNet()
 
 
+def _model_name(path: str) -> str:
+    """An earlier model named as the recipe records it: its place among the committed models
+    (``second/tiles.onnx``), or its file name when it is not one of them."""
+    p = Path(path).resolve()
+    try:
+        return str(p.relative_to(MODEL_PATH.parent.resolve()))
+    except ValueError:
+        return p.name
+
+
 def warm_start(model, onnx_path: Path, classes: tuple[str, ...]) -> int:
     """Start from an earlier exported model of the same shape: its convolutions (exported with
     their batch norms folded in, so the norms start as the identity), its embedding, and the head's
@@ -413,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
             "epochs": args.epochs, "batch": bs,
             "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
             "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
-            "sets": ACCENT_SETS, "warm_start": Path(args.init).name if args.init else None,
+            "sets": ACCENT_SETS, "warm_start": _model_name(args.init) if args.init else None,
             "training_seconds": round(time.time() - t0), "torch": torch.__version__, "held_out_accent_boards": figures,
         }
         (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
@@ -436,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
         "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(CLASSES),
-        "warm_start": Path(args.init).name if args.init else None, "peak_lr": args.lr, "empty_keep": args.empty_keep,
+        "warm_start": _model_name(args.init) if args.init else None, "peak_lr": args.lr, "empty_keep": args.empty_keep,
         "set_weights": set_weights, "edition_share": args.edition_share,
         "real_training_photos": [p.name for p, _, _ in real], "held_out_real": HELD_OUT,
         "training_seconds": round(time.time() - t0), "torch": torch.__version__,

@@ -88,6 +88,30 @@ def test_the_accents_network_reads_the_marks_the_tile_model_misses() -> None:
     assert len(errors) == 4 and all(e[-4] in "ZŹŻ" and e[-1] in "ZŹŻ" for e in errors), errors
 
 
+def test_the_accents_network_has_a_second_opinion_of_its_own_faces(tmp_path: Path) -> None:
+    assert Reader(tiles=TILE_SETS["polish"]).accents_second is not None
+    path = _alone(tmp_path / "model", accents=True)
+    recipe = path.parent / Reader.ACCENTS / Reader.ACCENTS_SECOND / "recipe.json"
+    data = json.loads(recipe.read_text(encoding="utf-8"))
+    recipe.write_text(json.dumps({**data, "classes": data["classes"][:-1]}), encoding="utf-8")
+    with pytest.raises(ReadError, match="accents network's second opinion .* reads other faces"):
+        Reader(path)
+    shutil.rmtree(recipe.parent)  # none: the accents network answers alone
+    assert Reader(path).accents_net is not None and Reader(path).accents_second is None
+
+
+def test_the_accents_second_opinion_reads_marks_the_first_misses() -> None:
+    # Polish tuning boards where the accents network alone takes a Ą for an A and a Ź for a Ż;
+    # averaged with its second opinion, each board reads without a miss.
+    polish = TILE_SETS["polish"]
+    seeds = (25_007_108, 25_007_172)
+    pair, alone = Reader(tiles=polish), Reader(tiles=polish)
+    alone.accents_second = None
+    both = evaluate_synthetic(pair, seeds, tiles=polish)
+    assert both["square_accuracy"] == 1.0, both["errors"]
+    assert evaluate_synthetic(alone, seeds, tiles=polish)["errors"] == ["#25007108 F14: Ą->A", "#25007172 N15: Ź->Ż"]
+
+
 def test_doctests() -> None:
     import doctest
 
