@@ -401,9 +401,8 @@ def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_
     from board_pi.rules.board import split_row
     from board_pi.rules.tiles import TILE_SETS
 
-    lost = []
-    for name, seed in (("spanish", 25_003_013), ("dutch-ij", 25_006_002), ("polish", 25_007_035),
-                       ("polish", 25_007_039)):
+    for name, seed in (("spanish", 25_003_013), ("dutch-ij", 25_006_002), ("polish", 25_007_039),
+                       ("french", 25_002_045)):
         tiles = TILE_SETS[name]
         rows = game_like_rows(np.random.default_rng(seed), tiles)
         r = render_board(rows, seed=seed, tiles=tiles)
@@ -416,6 +415,4 @@ def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_
         assert sum(row.count("?") for row in got) == 2
         reader.HAND_BLANK = 1.0  # a hand weighed as a blank: real blanks lose their count to it
         got = [split_row(row) for row in reader.read(r.image, r.corners).grid]
-        lost.append(sum(got[y][x] == "?" for y, x in blanks) < len(blanks))
-    # (Judged against the tiles' own light, a real blank may now hold its own on some boards.)
-    assert sum(lost) >= 2, lost
+        assert sum(got[y][x] == "?" for y, x in blanks) < len(blanks), (name, seed)
