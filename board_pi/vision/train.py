@@ -425,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
             "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
             "sets": ACCENT_SETS, "warm_start": _model_name(args.init) if args.init else None,
             "training_seconds": round(time.time() - t0), "torch": torch.__version__, "held_out_accent_boards": figures,
+            "real_training_photos": [p.name for p, _, _ in real],  # their tiles of a family's plain letter
         }
         (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
         return 0
