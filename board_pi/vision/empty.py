@@ -34,8 +34,10 @@ N = 15
 KINDS = tuple(Premium)
 KIND = PREMIUM_KINDS
 """Each square's kind (an index into :data:`KINDS`) on the standard layout."""
-ACROSS = np.mgrid[0:N, 0:N].astype(np.float64) / (N - 1) - 0.5
-"""Each square's row and column, from -0.5 to 0.5 across the board: where a light plane is fitted."""
+PLANE = np.stack([np.ones((N, N)), *(np.mgrid[0:N, 0:N].astype(np.float64) / (N - 1) - 0.5)], -1)
+"""Each square's terms of a light that changes smoothly across the board: 1, its row and its
+column (from -0.5 to 0.5). A plane fitted to some squares' colours, ``beta`` (3, 3) by least
+squares on ``PLANE[where]``, is ``PLANE @ beta`` at every square."""
 
 SURE_LETTER = 0.9
 """A square read as a letter with this belief is a tile for the estimates (its colour is no
@@ -116,7 +118,6 @@ class EmptyLook:
         if not kinds or int(free.sum()) < 10:
             return cls(colour, spread)  # a board covered in tiles: nothing to go by
         c = colours.astype(np.float64)
-        rr, cc = ACROSS
         plane = np.zeros((N, N, 3))
         for _ in range(2):
             flat = c - plane
@@ -129,10 +130,9 @@ class EmptyLook:
             # The light: least squares on the squares that fit their kind (not blanks, shadows).
             dev = np.linalg.norm(res - plane, axis=2)
             use &= dev <= max(float(np.percentile(dev[use], 80)), MIN_SPREAD)
-            X = np.stack([np.ones(int(use.sum())), rr[use], cc[use]], 1)
-            beta, *_ = np.linalg.lstsq(X, res[use], rcond=None)
+            beta, *_ = np.linalg.lstsq(PLANE[use], res[use], rcond=None)
             beta[0] = 0  # the kinds' medians carry the level
-            plane = rr[..., None] * beta[1] + cc[..., None] * beta[2]
+            plane = PLANE @ beta
         fit = mid + plane
         dev = np.linalg.norm(c - fit, axis=2)
         for k in kinds:
@@ -203,14 +203,13 @@ def tile_colour(colours: np.ndarray, tiles: np.ndarray) -> tuple[np.ndarray, flo
     mu = np.median(c, axis=0)
     field = np.broadcast_to(mu, (N, N, 3)).copy()
     if n >= TILE_LIGHT_MIN:
-        rr, cc = ACROSS
-        X = np.stack([np.ones(n), rr[tiles], cc[tiles]], 1)
+        X = PLANE[tiles]
         use = np.ones(n, bool)
         for _ in range(2):
             beta, *_ = np.linalg.lstsq(X[use], c[use], rcond=None)
             dev = np.linalg.norm(c - X @ beta, axis=1)
             use = dev <= np.percentile(dev, 80)
-        field = np.stack([np.ones((N, N)), rr, cc], -1) @ beta
+        field = PLANE @ beta
     spread = 1.4826 * float(np.median(np.linalg.norm(c - field[tiles], axis=1)))
     return field.astype(np.float32), max(spread, MIN_SPREAD)
 
