@@ -45,9 +45,13 @@ empty square's, and it shows the set's tile colour)."""
 MIN_SPREAD = 4.0
 """The least spread (CIELAB units) a colour is taken to have: no two photos of the same square
 agree better than this (noise, JPEG, the light's small changes)."""
-MAX_LOG_ODDS = 6.0
+MAX_LOG_ODDS = 4.0
 """The most the colour may shift the blank-against-empty log-odds towards empty: the colour is
-evidence, not proof (a shadow, a glare spot, a tile half off its square)."""
+evidence, not proof (a shadow, a glare spot, a tile half off its square, a blank lit unlike the
+lettered tiles it is judged against). 4.0 with :data:`MAX_SPREAD_SAY` 2.5, chosen on 200 tuning
+boards a set and the real tuning photos (2026-11-27): squares read wrong over the eight sets
+247 -> 243, no more empty squares read as blanks (15), and the real tuning photos' one missed
+blank (a wooden tile on a grey-beige square, in IMG_20151016_170119) read; 6.0 with it reads 246."""
 MAX_TOWARDS_TILE = 1.5
 """The most it may shift them towards a tile: far less, since a square unlike its empty self
 (glare, a shadow) is not yet a tile, and a phantom blank costs a wrong play; it tips only squares
@@ -55,10 +59,14 @@ the model is torn on. Chosen on the tuning boards and photos: from 1.0 to 1.5 a 
 2015 tuning photos (a plain wooden tile on a grey-beige square) is no longer missed, and nothing
 read wrong is added; 2.0 reads as 1.5 and 3.0 worse. (Shifting less towards empty instead,
 ``MAX_SPREAD_SAY`` 2 or 1, misses fewer blanks but reads empty squares as blanks.)"""
-MAX_SPREAD_SAY = 3.0
+MAX_SPREAD_SAY = 2.5
 """The most the two spreads alone (the empty colour's tighter than the tiles') may shift the
 log-odds towards empty, for a colour that lies in both: a blank on a square of nearly its colour
-(pale editions, wooden boards) is otherwise read as empty however sure the model is of its edges."""
+(pale editions, wooden boards) is otherwise read as empty however sure the model is of its edges.
+At 3.0 the real tuning photo's wooden blank, nearly three spreads from its square's empty colour
+and within one of the tiles', was still read as empty: the wooden tiles' colours vary (a spread of
+28 against the squares' 8), and the spreads' say outweighed the distance; 2.0 reads one more empty
+square as a blank on the tuning boards, 1.5 four more."""
 MIN_TILES = 3
 """Tiles read surely as letters needed before their colour is trusted as the set's tile colour."""
 TILE_LIGHT_MIN = 8
