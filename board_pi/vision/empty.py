@@ -14,7 +14,7 @@ blank tiles standing on such a board as empty. The board itself says what empty 
   under that light and camera (kept with the calibration: :meth:`EmptyLook.from_frame`).
 
 Each square's colour is then judged against its own empty colour and against the colour of the
-set's tiles (the tiles read surely as letters): the odds of "blank tile" against "empty" the
+faces of the set's tiles (the tiles read surely as letters, their ink left out): the odds of "blank tile" against "empty" the
 model gives are multiplied by how much likelier the colour is under one than under the other.
 Letters keep their own probabilities; only the picture is consulted.
 """
@@ -81,15 +81,51 @@ TAIL = 3.0
 square (a shadow, glare) is not taken for proof."""
 
 
-def square_colours(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
-    """Each square's colour (CIELAB, float 0..255 scale, (15, 15, 3)): the per-channel median of
-    the middle half of the square, where a tile's letter takes a minority of the pixels and
-    neither its edges nor the grid lines fall."""
+def _middle_lab(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
+    """(225, pixels, 3) CIELAB (uint8 0..255 scale) of every other pixel of each square's middle
+    half, row by row: where a tile's letter takes a minority of the pixels and neither its edges
+    nor the grid lines fall."""
     g = warped[pad:pad + N * square_px, pad:pad + N * square_px].reshape(N, square_px, N, square_px, 3)
     a, b = square_px // 4, square_px - square_px // 4
     inner = g[:, a:b:2, :, a:b:2].transpose(0, 2, 1, 3, 4).reshape(N * N, -1, 3)  # every other pixel: enough
-    lab = cv2.cvtColor(np.ascontiguousarray(inner), cv2.COLOR_BGR2LAB)  # only the pixels sampled
-    return np.median(lab.reshape(N, N, -1, 3), axis=2).astype(np.float32)
+    return cv2.cvtColor(np.ascontiguousarray(inner), cv2.COLOR_BGR2LAB)  # only the pixels sampled
+
+
+def square_colours(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
+    """Each square's colour (CIELAB, float 0..255 scale, (15, 15, 3)): the per-channel median of
+    the middle half of the square (:func:`_middle_lab`)."""
+    return np.median(_middle_lab(warped, square_px, pad).reshape(N, N, -1, 3), axis=2).astype(np.float32)
+
+
+def tile_faces(warped: np.ndarray, square_px: int, pad: int, tiles: np.ndarray) -> np.ndarray:
+    """The colour of the faces of the lettered tiles ``tiles`` (15, 15) bool, their letters' ink
+    left out ((15, 15, 3) CIELAB; NaN at the other squares): of each tile's middle pixels, the
+    per-channel median of the half lying away from its ink.
+
+    A blank has no ink, so its colour is its face's; a lettered tile's median colour is pulled
+    towards its ink, the more so the bolder and more blurred the letter, and a blank judged
+    against it looks brighter than any tile of its set. The ink is the minority of a tile's
+    pixels, so it lies on the side of the median its pixels' tail reaches out to: darker (the mean
+    below the median) on pale tiles, lighter on dark ones; the tiles of a set agree on it.
+    """
+    out = np.full((N, N, 3), np.nan, np.float32)
+    where = np.flatnonzero(np.asarray(tiles, bool).ravel())
+    if len(where) == 0:
+        return out
+    lab = _middle_lab(warped, square_px, pad)[where].astype(np.float32)
+    out.reshape(-1, 3)[where] = _faces(lab)
+    return out
+
+
+def _faces(lab: np.ndarray) -> np.ndarray:
+    """(n, 3): for (n, pixels, 3) CIELAB of n lettered tiles, each tile's face colour
+    (:func:`tile_faces`)."""
+    lightness = lab[..., 0]
+    dark_ink = float(np.median(lightness.mean(axis=1) - np.median(lightness, axis=1))) <= 0
+    order = np.argsort(lightness, axis=1)
+    half = lab.shape[1] // 2
+    keep = order[:, half:] if dark_ink else order[:, :lab.shape[1] - half]
+    return np.median(np.take_along_axis(lab, keep[..., None], axis=1), axis=1)
 
 
 def _median(x: np.ndarray) -> np.ndarray:
@@ -197,8 +233,8 @@ class EmptyLook:
 
 def tile_colour(colours: np.ndarray, tiles: np.ndarray) -> tuple[np.ndarray, float] | None:
     """The set's tile colour at each square ((15, 15, 3): under the light that falls there) and
-    its spread, from the squares ``tiles`` read surely as letters; None with fewer than
-    :data:`MIN_TILES` of them.
+    its spread, from the squares ``tiles`` read surely as letters, ``colours`` their faces'
+    (:func:`tile_faces`); None with fewer than :data:`MIN_TILES` of them.
 
     The tiles are lit as the squares are, brighter on the lamp's side: with :data:`TILE_LIGHT_MIN`
     tiles or more, a plane across the board is fitted to their colours (least squares on the
@@ -244,8 +280,11 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
         t2 = np.sum((colours - mu) ** 2, axis=2) / s ** 2
         # The tighter spread makes its centre the denser; the tiles' spread is the lettered
         # tiles' (their ink, the light across the board), wider than a blank's own, so how much
-        # that alone may say is bounded.
-        log_odds = log_density(t2) - log_density(d2) + np.maximum(3.0 * np.log(look.spread / s), -MAX_SPREAD_SAY)
+        # that alone may say is bounded. It never counts for a tile: tiles of one colour on
+        # squares of nearly the same (white on white) are told apart by their edges, not by the
+        # empty squares' wider spread (on the tuning boards, 3 empty squares read as blanks less).
+        spreads = np.clip(3.0 * np.log(look.spread / s), -MAX_SPREAD_SAY, 0.0)
+        log_odds = log_density(t2) - log_density(d2) + spreads
     return np.clip(np.nan_to_num(log_odds, nan=0.0), -MAX_LOG_ODDS, MAX_TOWARDS_TILE).astype(np.float32)
 
 

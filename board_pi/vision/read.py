@@ -30,7 +30,7 @@ from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
 from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, lone_tiles, tile_limits
-from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, square_colours, tile_colour,
+from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr
 from board_pi.vision.geometry import warp_grid
@@ -612,8 +612,8 @@ class Reader:
     def weigh_colour(self, probs: np.ndarray, squares: Sequence[tuple[int, int]], warped: np.ndarray,
                      committed: Sequence[str] | None = None, empty: EmptyLook | None = None) -> np.ndarray:
         """``probs`` with blank against empty weighed anew by each square's colour against its
-        empty colour and the tiles' colour; the tiles are the squares read surely as letters and
-        the committed lettered tiles."""
+        empty colour and the colour of the tiles' faces (their letters' ink left out); the tiles
+        are the squares read surely as letters and the committed lettered tiles."""
         colours = square_colours(warped, SQUARE_PX, PAD)
         letters = np.array([c not in (EMPTY_CLASS, BLANK_CLASS) for c in self.classes])
         tiles = np.zeros((N, N), bool)
@@ -625,7 +625,7 @@ class Reader:
                 if (r, c) not in read and t.isupper():
                     tiles[r, c] = True
         look = EmptyLook.from_photo(colours, tiles) if empty is None else empty.seen_in(colours, tiles)
-        odds = colour_log_odds(colours, look, tile_colour(colours, tiles))
+        odds = colour_log_odds(colours, look, tile_colour(tile_faces(warped, SQUARE_PX, PAD, tiles), tiles))
         rows, cols = np.array(squares).T
         return weigh_blank_against_empty(probs, odds[rows, cols], self.classes.index(EMPTY_CLASS), self.classes.index(BLANK_CLASS))
 

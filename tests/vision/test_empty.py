@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from board_pi.vision.empty import (KIND, KINDS, MAX_SPREAD_SAY, MAX_TOWARDS_TILE, EmptyLook, colour_log_odds,
-                                   tile_colour, weigh_blank_against_empty)
+                                   square_colours, tile_colour, tile_faces, weigh_blank_against_empty)
 
 # Lavender plain squares, cream tiles: the board the tile model reads blanks on.
 KIND_COLOURS = np.array([[200, 140, 110], [170, 110, 100], [120, 120, 90], [180, 160, 120], [110, 170, 150]], np.float32)
@@ -244,3 +244,44 @@ def test_rendered_blanks_on_squares_of_their_colour_are_read(monkeypatch) -> Non
         monkeypatch.setattr(empty, "MAX_SPREAD_SAY", 99.0)
         assert split_row(reader.read(board.image, board.corners).grid[r])[c] == "."
         monkeypatch.undo()
+
+
+def _lettered_board(face: tuple[int, int, int], ink: tuple[int, int, int], square: tuple[int, int, int],
+                    tiles: np.ndarray, blank: tuple[int, int]) -> np.ndarray:
+    """A rectified board (36-pixel squares, 8 around) of ``square``-coloured squares, lettered
+    tiles of ``face`` with a bold blurred letter in ``ink``, and one blank."""
+    import cv2
+
+    px, pad = 36, 8
+    img = np.zeros((15 * px + 2 * pad, 15 * px + 2 * pad, 3), np.uint8)
+    img[:] = square
+    for r, c in [*zip(*np.nonzero(tiles)), blank]:
+        y, x = pad + r * px, pad + c * px
+        img[y + 2:y + px - 2, x + 2:x + px - 2] = face
+        if (r, c) != blank:  # an L: a stem and a foot, a quarter of the middle half
+            for x0, x1, y0, y1 in ((12, 16, 9, 27), (12, 25, 23, 27)):
+                img[y + y0:y + y1, x + x0:x + x1] = ink
+    return cv2.GaussianBlur(img, (5, 5), 1.0)
+
+
+@pytest.mark.parametrize("face, ink, square", [
+    ((150, 200, 230), (30, 30, 35), (235, 240, 245)),   # pale wooden tiles, black letters, white squares
+    ((60, 40, 40), (235, 235, 235), (150, 180, 150)),   # dark tiles, white letters
+])
+def test_a_blank_is_judged_against_the_tiles_faces_not_their_ink(face, ink, square) -> None:
+    # A lettered tile's median colour is pulled towards its bold letter's ink; a blank has none.
+    # The faces, the ink's side of each tile left out, are the blank's colour.
+    import cv2
+
+    tiles = _tiles()
+    blank = (11, 4)
+    warped = _lettered_board(face, ink, square, tiles, blank)
+    colours = square_colours(warped, 36, 8)
+    faces = tile_faces(warped, 36, 8, tiles)
+    assert np.isnan(faces[~tiles]).all()
+    lab_face = cv2.cvtColor(np.uint8([[face]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+    assert np.linalg.norm(np.median(faces[tiles], axis=0) - lab_face) < 4
+    assert np.linalg.norm(np.median(colours[tiles], axis=0) - lab_face) > 6  # the median is pulled
+    assert np.linalg.norm(colours[blank] - lab_face) < 3
+    look = EmptyLook.from_photo(colours, tiles)
+    assert colour_log_odds(colours, look, tile_colour(faces, tiles))[blank] == pytest.approx(MAX_TOWARDS_TILE)

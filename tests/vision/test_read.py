@@ -401,7 +401,7 @@ def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_
     from board_pi.rules.board import split_row
     from board_pi.rules.tiles import TILE_SETS
 
-    for name, seed in (("spanish", 25_003_013), ("dutch-ij", 25_006_002), ("polish", 25_007_039),
+    for name, seed in (("spanish", 25_003_013), ("dutch-ij", 25_006_156), ("polish", 25_007_028),
                        ("french", 25_002_045)):
         tiles = TILE_SETS[name]
         rows = game_like_rows(np.random.default_rng(seed), tiles)
