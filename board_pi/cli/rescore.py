@@ -12,7 +12,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from ..rules.lexicon import LexiconError
     from ..rules.tiles import UnknownTileSet, tile_set
     from ..table.rescore import RescoreError, rescore
-    from ..vision.frames import FrameSourceError, load_image
+    from ..vision.frames import FrameSourceError, check_image, load_photo
     from ..vision.read import ReadError
     from ..wordlists import NoLexicon, load_lexicon
 
@@ -39,15 +39,17 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         print(f"board-pi rescore: {e}; blank tiles' letters are not checked", file=sys.stderr)
     except (LexiconError, OSError) as e:
         return fail(f"--lexicon: {e}")
-    frames = []
-    for path in args.frames:
+    for path in args.frames:  # every photo checked before the first is read
         try:
-            frames.append((path, load_image(path)))
+            check_image(path)
         except FrameSourceError as e:
             return fail(str(e))
+    # Each photo decoded when its turn comes and let go after: a game of phone photos takes the
+    # memory of one, not of all of them at once.
+    frames = ((path, load_photo(path)[0]) for path in args.frames)
     try:
         result = rescore(frames, tiles, players, lexicon)
-    except (RescoreError, ReadError) as e:
+    except (RescoreError, ReadError, FrameSourceError) as e:
         return fail(str(e))
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker_image, save
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
-from ..vision.frames import FrameSourceError, load_image, open_source
+from ..vision.frames import FrameSourceError, load_photo, open_source
 from ..vision.read import NoBoard, ReadError, Reader, grid_corners, load_profile
 from .errors import UsageError
 
@@ -33,12 +34,13 @@ def cmd_read(args: argparse.Namespace) -> int:
     try:
         # The profile first: a damaged one is refused before the photo is worked on.
         profile = load_profile(args.profile) if getattr(args, "profile", None) else None
-        image = load_image(args.image)
-        corners = grid_corners(image, args.corners, args.image)
+        image, scale = load_photo(args.image)
+        corners = grid_corners(image, args.corners, args.image, scale)
         reader = Reader(profile=profile, tiles=tiles)
         # A photo of a game: a tile alone, away from every other, is no tile (Reader.read, played).
         reading = (reader.read(image, corners, played=True) if args.corners
                    else reader.read_upright(image, corners, played=True))
+        reading = replace(reading, corners=reading.corners * np.float32(scale))  # the photo's own pixels
     except NoBoard as e:
         print(f"board-pi read: {e}", file=sys.stderr)
         return 1
@@ -63,8 +65,8 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         print("board-pi enrol: give a PHOTO of your tiles laid out (see --layout)", file=sys.stderr)
         return 2
     try:
-        image = load_image(args.image)
-        corners = grid_corners(image, args.corners, args.image)
+        image, scale = load_photo(args.image)
+        corners = grid_corners(image, args.corners, args.image, scale)
         profile = enrol(image, corners)
     except NoBoard as e:
         print(f"board-pi enrol: {e}", file=sys.stderr)

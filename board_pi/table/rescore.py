@@ -16,7 +16,7 @@ tell), and tiles that disappear withdraw the play that put them there.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -78,18 +78,24 @@ class Rescored:
                 "doubtful": self.doubtful}
 
 
-def rescore(frames: Sequence[tuple[str, np.ndarray]], tiles: TileSet, players: Sequence[str],
+def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: Sequence[str],
             lexicon: Lexicon | None = None, reader: Any | None = None,
             doubt_below: float = DOUBT_BELOW) -> Rescored:
     """Re-score the game in ``frames`` (name, BGR image), the first of the empty board or the
-    board before the first play. RescoreError when the first frame shows no board."""
+    board before the first play. RescoreError when the first frame shows no board.
+
+    The frames are taken one at a time, in order, and none is kept once read: ``frames`` may be
+    a generator that loads each photo when it is asked for, so a game of a hundred phone photos
+    takes the memory of one."""
     from ..vision.calibration import CalibrationError, Tracker, calibrate
     from ..vision.read import Reader
 
-    if len(frames) < 1:
-        raise RescoreError("no frames: give the photo of the board before the first play, then one per press")
+    frames = iter(frames)
+    try:
+        first_name, first = next(frames)
+    except StopIteration:
+        raise RescoreError("no frames: give the photo of the board before the first play, then one per press") from None
     reader = reader if reader is not None else Reader(tiles=tiles)
-    first_name, first = frames[0]
     try:
         cal = calibrate(first, use_markers=True)
     except CalibrationError:
@@ -104,7 +110,8 @@ def rescore(frames: Sequence[tuple[str, np.ndarray]], tiles: TileSet, players: S
         if any(ch != "." for row in seen.grid for ch in row):
             out.doubtful.append(f"{first_name}: tiles on the board before the first play; they are not scored")
         eyes.commit(game.state.board.rows())
-    for name, image in frames[1:]:
+    del first  # read: not kept while the others are
+    for name, image in frames:
         if game.state.over:
             out.doubtful.append(f"{name}: after the end of the game; not read")
             continue

@@ -152,11 +152,11 @@ def image_size(path: str | Path) -> tuple[int, int]:
         raise FrameSourceError(f"{path} is not an image board-pi can read ({IMAGE_FORMATS})") from e
 
 
-def load_image(path: str | Path) -> np.ndarray:
-    """One image file as BGR uint8: the one loader for every command and source that reads image
-    files. :class:`FrameSourceError` with the reason when it cannot or should not be read: no such
-    file, not an image, or more than :data:`MAX_IMAGE_PIXELS` (checked in the header, before
-    decoding: a 20000x20000 photo is refused, not decoded into 1.2 GB)."""
+def check_image(path: str | Path) -> tuple[int, int]:
+    """(width, height) of an image file board-pi will read, from its header, without decoding it:
+    :class:`FrameSourceError` with the reason when :func:`load_image` would refuse it (no such
+    file, not an image, too large). A command given many photos checks them all before reading
+    the first, so a mistyped name is told at once, not after minutes of reading."""
     p = Path(path)
     if not p.is_file():  # also refuses devices and pipes (/dev/zero would be read for ever)
         raise FrameSourceError(f"{p}: no such file" + (" (it is a folder)" if p.is_dir() else ""))
@@ -169,12 +169,53 @@ def load_image(path: str | Path) -> np.ndarray:
     w, h = image_size(p)
     if w * h > MAX_IMAGE_PIXELS:
         raise _too_large(p, f"{w}x{h} pixels ({w * h / 1e6:.0f} megapixels)")
+    return w, h
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """One image file as BGR uint8: the one loader for every command and source that reads image
+    files. :class:`FrameSourceError` with the reason when it cannot or should not be read: no such
+    file, not an image, or more than :data:`MAX_IMAGE_PIXELS` (checked in the header, before
+    decoding: a 20000x20000 photo is refused, not decoded into 1.2 GB; :func:`check_image`)."""
+    p = Path(path)
+    check_image(p)
+    return _decode(p, cv2.IMREAD_COLOR)
+
+
+def _decode(p: Path, flag: int) -> np.ndarray:
     # imdecode from bytes, unlike imread, copes with any path and says nothing on stderr.
     data = np.fromfile(str(p), dtype=np.uint8)
-    img = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    img = cv2.imdecode(data, flag)
     if img is None or img.size == 0:
         raise FrameSourceError(f"{p} is not an image board-pi can read ({IMAGE_FORMATS})")
     return as_bgr(img)
+
+
+PHOTO_SIDE = 2000
+"""The least long side, in pixels, a photo is decoded at by :func:`load_photo`: a board filling
+half of it still has squares of 60 pixels, well above the 36 the reader cuts them to."""
+_REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+def load_photo(path: str | Path, longest: int = PHOTO_SIDE) -> tuple[np.ndarray, float]:
+    """A photo to be read, as BGR uint8, and its scale (the photo's pixels per pixel of the image
+    returned): decoded at a half, a quarter or an eighth of its size where it stays at least
+    ``longest`` pixels on its long side, else at full size (scale 1). A JPEG is decoded so
+    directly, never held at full size: a 12-megapixel phone photo takes 9 MB, not 36, and every
+    step after it works on a quarter of the pixels. Coordinates in the photo's own pixels (grid
+    corners) are the image's times the scale. Refused as :func:`load_image` refuses.
+
+    >>> load_photo("board.jpg")  # doctest: +SKIP   (a 4032x3024 photo)
+    (array of shape (1512, 2016, 3), 2.0)
+    """
+    p = Path(path)
+    w, h = check_image(p)
+    f = 1
+    while f < 8 and max(w, h) // (2 * f) >= longest:
+        f *= 2
+    img = _decode(p, _REDUCED[f])
+    return img, max(w, h) / max(img.shape[:2])
 
 
 class ImageSource(_Source):

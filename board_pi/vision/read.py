@@ -748,10 +748,11 @@ class NoBoard(ReadError):
     """No board could be found in the image (exit 1: an answer, not a usage error)."""
 
 
-def grid_corners(image: np.ndarray, corners_text: str | None, name: str) -> np.ndarray:
-    """The grid's corners: as given (``X1,Y1,...``), or found in the image."""
+def grid_corners(image: np.ndarray, corners_text: str | None, name: str, scale: float = 1.0) -> np.ndarray:
+    """The grid's corners in ``image``: as given (``X1,Y1,...``, in the photo's own pixels, which
+    are ``scale`` of the image's: :func:`~board_pi.vision.frames.load_photo`), or found in it."""
     if corners_text:
-        return parse_corners(corners_text)
+        return parse_corners(corners_text) / np.float32(scale)
     from .locate import find_board
 
     loc = find_board(image)

@@ -164,3 +164,22 @@ def test_each_play_says_which_squares_its_tiles_went_on(tmp_path: Path) -> None:
     assert [(p.position, p.word) for p in result.plays] == [("8D", "WINDY"), ("D7", "A(W)E")]
     assert result.plays[1].placed == ((Square(6, 3), "A"), (Square(8, 3), "E"))
     assert "placed" not in result.plays[1].to_json()  # the JSON the issue names is unchanged
+
+
+def test_the_frames_are_taken_one_at_a_time(tmp_path: Path) -> None:
+    # `rescore` takes the frames as they come, from a one-shot generator that loads each photo
+    # when asked (as the command does), so a game of phone photos need not be held all at once.
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.vision.frames import load_photo
+
+    paths = frames(tmp_path, boards(["8D WINDY", "7C GALE"]))
+    loaded: list[str] = []
+
+    def one_at_a_time():
+        for p in paths:
+            loaded.append(p)
+            yield p, load_photo(p)[0]
+
+    result = rescore_frames(one_at_a_time(), ENGLISH, ["Ann", "Bob"])
+    assert loaded == paths
+    assert [(m["position"], m["word"]) for m in result.to_json()["moves"]] == [("8D", "WINDY"), ("7C", "GALE")]

@@ -262,6 +262,25 @@ def test_an_image_of_too_many_pixels_is_refused_before_it_is_decoded(tmp_path: P
     assert load_image(fine).shape == (480, 640, 3)
 
 
+def test_a_large_photo_is_decoded_reduced_and_says_its_scale(tmp_path: Path) -> None:
+    # A phone's 12-megapixel photo is decoded at half size (still 2016 pixels across: squares of
+    # 60 pixels and more where the reader cuts them to 36); what is small already stays as it is.
+    from board_pi.vision.frames import PHOTO_SIDE, load_photo
+
+    frame = _frame(40)
+    cv2.imwrite(str(tmp_path / "phone.jpg"), cv2.resize(frame, (4032, 3024)))
+    image, scale = load_photo(tmp_path / "phone.jpg")
+    assert image.shape == (1512, 2016, 3) and scale == 2.0
+    cv2.imwrite(str(tmp_path / "big.png"), cv2.resize(frame, (6000, 4000)))  # not a JPEG: reduced all the same
+    image, scale = load_photo(tmp_path / "big.png")
+    assert image.shape == (2000, 3000, 3) and scale == 2.0 and max(image.shape) >= PHOTO_SIDE
+    cv2.imwrite(str(tmp_path / "frame.jpg"), frame)
+    image, scale = load_photo(tmp_path / "frame.jpg")
+    assert image.shape == frame.shape and scale == 1.0
+    with pytest.raises(FrameSourceError, match="no such file"):
+        load_photo(tmp_path / "missing.jpg")
+
+
 def test_a_folder_skips_too_large_images_and_says_why(tmp_path: Path) -> None:
     from tests.vision.huge_image import huge_png
 

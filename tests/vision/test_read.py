@@ -185,6 +185,25 @@ def test_command_prints_the_grid_and_json(tmp_path):
     assert np.allclose(obj["corners"], r.corners, atol=0.01)
 
 
+def test_command_reads_a_phone_photo_with_corners_in_its_own_pixels(tmp_path):
+    # A 12-megapixel photo is decoded at half size; the corners given and printed are still the
+    # photo's own, and it reads as the same board does at the camera's size.
+    rows, r = _played_board(SEEDS[2])
+    small, big = tmp_path / "frame.png", tmp_path / "phone.jpg"
+    cv2.imwrite(str(small), r.image)
+    cv2.imwrite(str(big), cv2.resize(r.image, (4032, 3024), interpolation=cv2.INTER_CUBIC),
+                [cv2.IMWRITE_JPEG_QUALITY, 95])
+    k = 4032 / r.image.shape[1]
+    corners = ",".join(f"{v:.2f}" for v in (r.corners * k).reshape(-1))
+    p = _cli(str(big), "--corners", corners, "--json")
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert np.allclose(obj["corners"], r.corners * k, atol=0.02)
+    q = _cli(str(small), "--corners", ",".join(f"{v:.2f}" for v in r.corners.reshape(-1)), "--json")
+    assert json.loads(q.stdout)["grid"] == obj["grid"]
+    assert sum(a == CLASSES[label_of(b)] for la, lb in zip(obj["grid"], rows) for a, b in zip(la, lb)) >= 220
+
+
 def test_command_bad_input_gets_a_message_not_a_traceback(tmp_path):
     junk = tmp_path / "junk.jpeg"
     junk.write_bytes(b"this is not a jpeg")
