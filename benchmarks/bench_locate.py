@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import sys
 import time
@@ -32,6 +31,7 @@ from board_pi.vision.locate import find_board  # noqa: E402
 from board_pi.vision.evaluate import game_like_rows  # noqa: E402
 from board_pi.vision.render import render_board  # noqa: E402
 from board_pi.vision.fonts import describe_fonts  # noqa: E402
+from peak import peak_mb  # noqa: E402  (benchmarks/peak.py, beside this script)
 from tests.vision.drawn_boards import DELUXE, MODERN, DrawnBoard, photograph, random_edition, some_tiles  # noqa: E402
 
 
@@ -79,20 +79,9 @@ def _measure(name: str, img: np.ndarray, truth: np.ndarray | None, turn: int | N
     return row
 
 
-def _peak_kb() -> int:
-    """This process's peak resident memory (VmHWM: unlike ru_maxrss, not inherited across exec)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
 def _memory_probe(data: Path) -> None:
     """Run in a fresh process: peak memory of finding the board in one 1280x960 frame."""
-    before = _peak_kb()
+    before = round(peak_mb() * 1024)
     photo = data / "real-photos" / "jheidel-game" / "IMG_20151016_165946.jpg"
     if photo.is_file():
         img = load_image(photo)
@@ -102,7 +91,7 @@ def _memory_probe(data: Path) -> None:
         find_board(img)
     cal = calibrate(img)
     check(img, cal)
-    after = _peak_kb()
+    after = round(peak_mb() * 1024)
     print(json.dumps({"before_kb": before, "peak_kb": after}))
 
 

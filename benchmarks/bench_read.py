@@ -23,7 +23,6 @@ Usage: ``python benchmarks/bench_read.py [--boards 40]``.
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys
@@ -43,6 +42,7 @@ from board_pi.vision.evaluate import (Tally, evaluate_enrolled, evaluate_found, 
                                       evaluate_synthetic, game_like_rows, hand_labelled, real_boards, real_split)
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.fonts import describe_fonts  # noqa: E402
+from peak import peak_mb  # noqa: E402  (benchmarks/peak.py, beside this script)
 from board_pi.vision.render import render_board  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
@@ -259,18 +259,6 @@ def memory_child(frame: str, corners: str) -> int:
         reader.read(image, loc.corners if loc is not None else c)
     print(peak_mb())
     return 0
-
-
-def peak_mb() -> float:
-    """This process's peak resident memory. VmHWM, not ru_maxrss: the latter survives exec, so a child
-    started from this big benchmark would report the parent's peak."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 if __name__ == "__main__":

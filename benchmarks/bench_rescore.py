@@ -6,7 +6,8 @@ re-scored exactly (position, word and points), tuning and held-out steps apart (
 play); how many steps hold several plays (presses the photos missed: their plays cannot be
 checked); every step's tiles, the several-play steps' too, against the hand labels of its frame
 and the frame before (tests/data/jheidel_labels.json: the squares and tiles the rescore's plays
-of that step put down); the final board against the hand-labelled last photo; the time per frame.
+of that step put down); the final board against the hand-labelled last photo; the time per frame;
+the peak memory of `board-pi rescore` given the same photos at 12 megapixels (target 200 MB).
 
     python benchmarks/bench_rescore.py [--data ../shared/data]
 """
@@ -16,9 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import cv2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -28,6 +33,7 @@ from board_pi.rules.tiles import ENGLISH  # noqa: E402
 from board_pi.table.rescore import rescore  # noqa: E402
 from board_pi.vision.frames import load_image  # noqa: E402
 from board_pi.wordlists import load_lexicon  # noqa: E402
+from peak import peak_mb  # noqa: E402  (benchmarks/peak.py, beside this script)
 
 TRUTH = ROOT / "tests" / "data" / "jheidel_game.json"
 LABELS = ROOT / "tests" / "data" / "jheidel_labels.json"
@@ -123,8 +129,39 @@ def main() -> int:
               f"{agree}/225 squares")
     print(f"time: {seconds:.1f} s for {len(names)} frames ({1000 * seconds / len(names):.0f} ms a frame, with the "
           "search for plays in one frame; a Pi 4 several times slower)")
+    # The same photos as a phone takes them (12 megapixels), given to `board-pi rescore` in a
+    # process of its own: each decoded at half size when its turn comes.
+    with tempfile.TemporaryDirectory() as tmp:
+        phone = []
+        for name, image in frames:
+            k = 4032 / max(image.shape[:2])
+            path = Path(tmp) / name
+            cv2.imwrite(str(path), cv2.resize(image, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC),
+                        [cv2.IMWRITE_JPEG_QUALITY, 92])
+            phone.append(str(path))
+        child = subprocess.run([sys.executable, __file__, "--memory-child", *phone], capture_output=True, text=True,
+                               check=True)
+    print(f"peak memory of `board-pi rescore` on the {len(phone)} photos at 12 megapixels: "
+          f"{float(child.stdout.split()[-1]):.0f} MB (target 200 MB)")
+    return 0
+
+
+def memory_child(paths: list[str]) -> int:
+    """Re-score ``paths`` as the command does; print this process's peak resident memory in MB."""
+    import contextlib
+    import io
+
+    from board_pi.cli import main as cli
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = cli(["rescore", "--json", *paths])
+    if code != 0:
+        raise SystemExit(f"rescore exited {code}")
+    print(peak_mb())
     return 0
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--memory-child":
+        raise SystemExit(memory_child(sys.argv[2:]))
     raise SystemExit(main())

@@ -14,9 +14,10 @@ blank tiles standing on such a board as empty. The board itself says what empty 
   under that light and camera (kept with the calibration: :meth:`EmptyLook.from_frame`).
 
 Each square's colour is then judged against its own empty colour and against the colour of the
-faces of the set's tiles (the tiles read surely as letters, their ink left out): the odds of "blank tile" against "empty" the
-model gives are multiplied by how much likelier the colour is under one than under the other.
-Letters keep their own probabilities; only the picture is consulted.
+faces of the set's tiles (the tiles read surely as letters, their ink left out): the odds of
+"blank tile" against "empty" the model gives are multiplied by how much likelier the colour is
+under one than under the other. Letters keep their own probabilities; only the picture is
+consulted.
 """
 
 from __future__ import annotations
@@ -51,7 +52,10 @@ evidence, not proof (a shadow, a glare spot, a tile half off its square, a blank
 lettered tiles it is judged against). 4.0 with :data:`MAX_SPREAD_SAY` 2.5, chosen on 200 tuning
 boards a set and the real tuning photos (2026-11-27): squares read wrong over the eight sets
 247 -> 243, no more empty squares read as blanks (15), and the real tuning photos' one missed
-blank (a wooden tile on a grey-beige square, in IMG_20151016_170119) read; 6.0 with it reads 246."""
+blank (a wooden tile on a grey-beige square, in IMG_20151016_170119) read; 6.0 with it reads 246.
+Weighed again once blanks were judged against the tiles' faces (:func:`tile_faces`): 3.0 and 5.0,
+and :data:`MAX_SPREAD_SAY` 2.0 and 3.0, read within two squares of these (of about 234), so both
+stay."""
 MAX_TOWARDS_TILE = 1.5
 """The most it may shift them towards a tile: far less, since a square unlike its empty self
 (glare, a shadow) is not yet a tile, and a phantom blank costs a wrong play; it tips only squares
