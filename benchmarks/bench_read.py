@@ -218,7 +218,7 @@ def main() -> int:
         child = subprocess.run([sys.executable, __file__, "--memory-child", str(frame), corners],
                                capture_output=True, text=True, check=True)
         print(f"peak memory of a process reading 1280x960 frames {float(child.stdout):.0f} MB   (target 200 MB)")
-        # A phone's photo given to `board-pi read` (no target: the budget is the table's frames).
+        # A phone's photo given to `board-pi read`, decoded at half size as the command does.
         photo = Path(tmp) / "photo.jpg"
         still = render_board(game_like_rows(np.random.default_rng(40_000_000)), seed=40_000_000, hand=False)
         cv2.imwrite(str(photo), cv2.resize(still.image, (4032, 3024), interpolation=cv2.INTER_CUBIC))

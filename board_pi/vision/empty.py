@@ -85,51 +85,46 @@ TAIL = 3.0
 square (a shadow, glare) is not taken for proof."""
 
 
-def _middle_lab(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
+def middle_lab(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
     """(225, pixels, 3) CIELAB (uint8 0..255 scale) of every other pixel of each square's middle
     half, row by row: where a tile's letter takes a minority of the pixels and neither its edges
-    nor the grid lines fall."""
+    nor the grid lines fall. What :func:`square_colours` and :func:`tile_faces` are taken from."""
     g = warped[pad:pad + N * square_px, pad:pad + N * square_px].reshape(N, square_px, N, square_px, 3)
     a, b = square_px // 4, square_px - square_px // 4
     inner = g[:, a:b:2, :, a:b:2].transpose(0, 2, 1, 3, 4).reshape(N * N, -1, 3)  # every other pixel: enough
     return cv2.cvtColor(np.ascontiguousarray(inner), cv2.COLOR_BGR2LAB)  # only the pixels sampled
 
 
-def square_colours(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
+def square_colours(lab: np.ndarray) -> np.ndarray:
     """Each square's colour (CIELAB, float 0..255 scale, (15, 15, 3)): the per-channel median of
-    the middle half of the square (:func:`_middle_lab`)."""
-    return np.median(_middle_lab(warped, square_px, pad).reshape(N, N, -1, 3), axis=2).astype(np.float32)
+    its middle pixels ``lab`` (:func:`middle_lab`)."""
+    return np.median(lab.reshape(N, N, -1, 3), axis=2).astype(np.float32)
 
 
-def tile_faces(warped: np.ndarray, square_px: int, pad: int, tiles: np.ndarray) -> np.ndarray:
+def tile_faces(lab: np.ndarray, tiles: np.ndarray) -> np.ndarray:
     """The colour of the faces of the lettered tiles ``tiles`` (15, 15) bool, their letters' ink
-    left out ((15, 15, 3) CIELAB; NaN at the other squares): of each tile's middle pixels, the
-    per-channel median of the half lying away from its ink.
+    left out ((15, 15, 3) CIELAB; NaN at the other squares): of each tile's middle pixels ``lab``
+    (:func:`middle_lab`), the per-channel median of the half lying away from its ink.
 
     A blank has no ink, so its colour is its face's; a lettered tile's median colour is pulled
     towards its ink, the more so the bolder and more blurred the letter, and a blank judged
     against it looks brighter than any tile of its set. The ink is the minority of a tile's
     pixels, so it lies on the side of the median its pixels' tail reaches out to: darker (the mean
-    below the median) on pale tiles, lighter on dark ones; the tiles of a set agree on it.
+    below the median) on pale tiles, lighter on dark ones; the tiles of a set agree on it (a tile
+    whose letter fills little of its middle has almost no skew of its own).
     """
     out = np.full((N, N, 3), np.nan, np.float32)
     where = np.flatnonzero(np.asarray(tiles, bool).ravel())
     if len(where) == 0:
         return out
-    lab = _middle_lab(warped, square_px, pad)[where].astype(np.float32)
-    out.reshape(-1, 3)[where] = _faces(lab)
-    return out
-
-
-def _faces(lab: np.ndarray) -> np.ndarray:
-    """(n, 3): for (n, pixels, 3) CIELAB of n lettered tiles, each tile's face colour
-    (:func:`tile_faces`)."""
-    lightness = lab[..., 0]
+    px = lab[where].astype(np.float32)
+    lightness = px[..., 0]
     dark_ink = float(np.median(lightness.mean(axis=1) - np.median(lightness, axis=1))) <= 0
     order = np.argsort(lightness, axis=1)
-    half = lab.shape[1] // 2
-    keep = order[:, half:] if dark_ink else order[:, :lab.shape[1] - half]
-    return np.median(np.take_along_axis(lab, keep[..., None], axis=1), axis=1)
+    half = px.shape[1] // 2
+    keep = order[:, half:] if dark_ink else order[:, :px.shape[1] - half]
+    out.reshape(-1, 3)[where] = np.median(np.take_along_axis(px, keep[..., None], axis=1), axis=1)
+    return out
 
 
 def _median(x: np.ndarray) -> np.ndarray:

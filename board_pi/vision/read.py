@@ -30,8 +30,8 @@ from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
 from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, lone_tiles, tile_limits
-from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, square_colours, tile_colour, tile_faces,
-                                   weigh_blank_against_empty)
+from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, middle_lab, square_colours, tile_colour,
+                                   tile_faces, weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr
 from board_pi.vision.geometry import warp_grid
 from board_pi.vision.locate import tile_orientation_votes
@@ -623,7 +623,8 @@ class Reader:
         """``probs`` with blank against empty weighed anew by each square's colour against its
         empty colour and the colour of the tiles' faces (their letters' ink left out); the tiles
         are the squares read surely as letters and the committed lettered tiles."""
-        colours = square_colours(warped, SQUARE_PX, PAD)
+        lab = middle_lab(warped, SQUARE_PX, PAD)  # the colours and the tiles' faces, from one conversion
+        colours = square_colours(lab)
         letters = np.array([c not in (EMPTY_CLASS, BLANK_CLASS) for c in self.classes])
         tiles = np.zeros((N, N), bool)
         for (r, c), pr in zip(squares, probs):
@@ -634,7 +635,7 @@ class Reader:
                 if (r, c) not in read and t.isupper():
                     tiles[r, c] = True
         look = EmptyLook.from_photo(colours, tiles) if empty is None else empty.seen_in(colours, tiles)
-        odds = colour_log_odds(colours, look, tile_colour(tile_faces(warped, SQUARE_PX, PAD, tiles), tiles))
+        odds = colour_log_odds(colours, look, tile_colour(tile_faces(lab, tiles), tiles))
         rows, cols = np.array(squares).T
         return weigh_blank_against_empty(probs, odds[rows, cols], self.classes.index(EMPTY_CLASS), self.classes.index(BLANK_CLASS))
 
@@ -750,7 +751,7 @@ class Reader:
 def empty_look(image: np.ndarray, corners: np.ndarray) -> EmptyLook:
     """Every square's empty appearance, from a frame of the empty board (a table's calibration
     frame) whose grid has ``corners``: what :meth:`Reader.read` takes as ``empty``."""
-    return EmptyLook.from_frame(square_colours(_warp(as_bgr(image), corners), SQUARE_PX, PAD))
+    return EmptyLook.from_frame(square_colours(middle_lab(_warp(as_bgr(image), corners), SQUARE_PX, PAD)))
 
 
 class NoBoard(ReadError):

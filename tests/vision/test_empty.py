@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from board_pi.vision.empty import (KIND, KINDS, MAX_SPREAD_SAY, MAX_TOWARDS_TILE, EmptyLook, colour_log_odds,
-                                   square_colours, tile_colour, tile_faces, weigh_blank_against_empty)
+                                   middle_lab, square_colours, tile_colour, tile_faces, weigh_blank_against_empty)
 
 # Lavender plain squares, cream tiles: the board the tile model reads blanks on.
 KIND_COLOURS = np.array([[200, 140, 110], [170, 110, 100], [120, 120, 90], [180, 160, 120], [110, 170, 150]], np.float32)
@@ -276,8 +276,9 @@ def test_a_blank_is_judged_against_the_tiles_faces_not_their_ink(face, ink, squa
     tiles = _tiles()
     blank = (11, 4)
     warped = _lettered_board(face, ink, square, tiles, blank)
-    colours = square_colours(warped, 36, 8)
-    faces = tile_faces(warped, 36, 8, tiles)
+    lab = middle_lab(warped, 36, 8)
+    colours = square_colours(lab)
+    faces = tile_faces(lab, tiles)
     assert np.isnan(faces[~tiles]).all()
     lab_face = cv2.cvtColor(np.uint8([[face]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
     assert np.linalg.norm(np.median(faces[tiles], axis=0) - lab_face) < 4
