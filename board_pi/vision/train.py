@@ -415,18 +415,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {out} ({out.stat().st_size / 1024:.0f} KB)", flush=True)
     # The classes beside the model first: the reader takes them from there.
     (out.parent / "recipe.json").write_text(json.dumps({"classes": list(classes)}, ensure_ascii=False) + "\n")
+    # What both networks' recipes say: how they were trained, on what, from what.
+    made = {
+        "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
+        "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
+        "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
+        "warm_start": _model_name(args.init) if args.init else None, "torch": torch.__version__,
+        # the accents network takes only their tiles of a family's plain letter
+        "real_training_photos": [p.name for p, _, _ in real],
+    }
     if args.accents:
         figures = evaluate_accents(out, range(10_000_000, 10_000_000 + args.val_boards))
         print("held-out accent boards:", json.dumps(figures), flush=True)
-        recipe = {
-            "network": "accents", "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants,
-            "epochs": args.epochs, "batch": bs,
-            "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
-            "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
-            "sets": ACCENT_SETS, "warm_start": _model_name(args.init) if args.init else None,
-            "training_seconds": round(time.time() - t0), "torch": torch.__version__, "held_out_accent_boards": figures,
-            "real_training_photos": [p.name for p, _, _ in real],  # their tiles of a family's plain letter
-        }
+        recipe = {"network": "accents", **made, "sets": ACCENT_SETS, "training_seconds": round(time.time() - t0),
+                  "held_out_accent_boards": figures}
         (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
         return 0
 
@@ -444,13 +446,8 @@ def main(argv: list[str] | None = None) -> int:
     real_figs = evaluate_real(reader, REAL_DIR)
     print("real photos:", json.dumps(real_figs), flush=True)
     recipe = {
-        "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
-        "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
-        "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(CLASSES),
-        "warm_start": _model_name(args.init) if args.init else None, "peak_lr": args.lr, "empty_keep": args.empty_keep,
-        "set_weights": set_weights, "edition_share": args.edition_share,
-        "real_training_photos": [p.name for p, _, _ in real], "held_out_real": HELD_OUT,
-        "training_seconds": round(time.time() - t0), "torch": torch.__version__,
+        **made, "peak_lr": args.lr, "empty_keep": args.empty_keep, "set_weights": set_weights,
+        "edition_share": args.edition_share, "held_out_real": HELD_OUT, "training_seconds": round(time.time() - t0),
         "held_out_synthetic": syn, "real": real_figs,
     }
     (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
