@@ -7,9 +7,10 @@ rules engine and journal take it from the press. A record of a set board-pi has 
 (the Polish endgame) follows the record's challenges. Prints the share of plays read right
 without correction (target 100%), the share of games whose final score equals the record
 (target 100%), and the time from a press to the score, after the board is still (target: at most
-300 ms on this machine; a Pi 4 core is several times slower).
+300 ms on this machine; a Pi 4 core is several times slower). ``--edition`` plays the same games
+on a club edition's board (green, sage, lavender, wooden) instead of the demo's cream one.
 
-    .venv/bin/python benchmarks/bench_table.py [--games N]
+    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME]
 """
 
 from __future__ import annotations
@@ -27,11 +28,14 @@ from board_pi.rules.gcg import GcgError, read_gcg  # noqa: E402
 from board_pi.rules.replay import replay  # noqa: E402
 from board_pi.rules.tiles import GERMAN  # noqa: E402
 from board_pi.cli.demo import load_record, play_record  # noqa: E402
+from board_pi.vision.editions import EDITIONS  # noqa: E402
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=0, help="only the first N games (0: all)")
+    ap.add_argument("--edition", choices=list(EDITIONS),
+                    help="the club board the camera sees (default: the demo's cream board)")
     args = ap.parse_args()
     shared = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
     records = [("bundled demo game", load_record(None)), ("German demo game", load_record(None, GERMAN))]
@@ -49,7 +53,7 @@ def main() -> int:
     times: list[float] = []
     t0 = time.perf_counter()
     for name, rec in records:
-        r = play_record(rec, None, web=False, say=lambda *a: None)
+        r = play_record(rec, None, web=False, say=lambda *a: None, edition=args.edition)
         games += 1
         same += r.final == r.recorded
         plays += r.plays

@@ -72,12 +72,13 @@ class ScriptedCamera:
 
     FPS = 10.0  # the simulated camera's frame rate: its time is its frames
 
-    def __init__(self, seed: int, size: tuple[int, int] = (1280, 960), tiles: TileSet = ENGLISH) -> None:
+    def __init__(self, seed: int, size: tuple[int, int] = (1280, 960), tiles: TileSet = ENGLISH,
+                 edition: str | None = None) -> None:
         self._rows = ["." * 15] * 15
         self.tiles = tiles  # the set the tiles on the board belong to: their letters and values
         self.seed = seed
         self.size = size
-        self.style = demo_style(seed)
+        self.style = demo_style(seed, edition=edition)
         self.state = 0  # which board state is on the table (a new one after each change)
         self.frame_no = 0
         self.hand_frames = 0
@@ -132,15 +133,17 @@ class ScriptedCamera:
 DEMO_FONT = "DejaVu Sans Bold"  # a name in the renderer's font catalogue: Debian's fonts-dejavu-core
 
 
-def demo_style(seed: int, fonts: Any = None) -> Any:
-    """The demo's board edition and tiles: a random edition, lettered in the catalogue's
-    :data:`DEMO_FONT` (found in the font directory ``fonts``, by default /usr/share/fonts), so
-    the demo looks the same on every machine that has it, whatever other fonts it has. Where it
-    is absent the demo still plays, in Pillow's own font, and says so."""
+def demo_style(seed: int, fonts: Any = None, edition: str | None = None) -> Any:
+    """The demo's board and tiles: a random cream board, or a board of the club ``edition``
+    (:data:`~board_pi.vision.editions.EDITIONS`: green, sage, lavender, wooden), lettered in the
+    catalogue's :data:`DEMO_FONT` (found in the font directory ``fonts``, by default
+    /usr/share/fonts), so the demo looks the same on every machine that has it, whatever other
+    fonts it has. Where it is absent the demo still plays, in Pillow's own font, and says so."""
     from dataclasses import replace
 
     import numpy as np
 
+    from ..vision.editions import edition_style
     from ..vision.fonts import BUILTIN, FontMissing, font_path
     from ..vision.render import random_style
 
@@ -150,8 +153,9 @@ def demo_style(seed: int, fonts: Any = None) -> Any:
     except FontMissing as e:
         print(f"board-pi demo: {e}; the tiles are lettered in Pillow's own font instead", file=sys.stderr, flush=True)
         font = BUILTIN
-    return replace(random_style(np.random.default_rng(seed)), letter_font=font, value_font=font,
-                   label_font=font)
+    rng = np.random.default_rng(seed)
+    style = random_style(rng) if edition is None else edition_style(rng, edition)
+    return replace(style, letter_font=font, value_font=font, label_font=font)
 
 
 @dataclass
@@ -219,6 +223,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
             Path(args.data).mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UsageError(f"--data: cannot make {args.data}: {e.strerror or e}") from None
+    edition = getattr(args, "edition", None)
+    if edition is not None:
+        from ..vision.editions import EDITIONS
+
+        if edition not in EDITIONS:
+            raise UsageError(f"--edition: no board edition {edition[:40]!r}; board-pi draws {', '.join(EDITIONS)}")
     from .club import table_club_settings
 
     club = table_club_settings(args)  # a bad --broker or --table before anything is played
@@ -234,7 +244,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise UsageError(f"the record cannot be played: {check.error}")
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else \
         (lambda *a: print(*a, flush=True))
-    result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data, club=club)
+    result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data, club=club,
+                         edition=edition)
     same = result.final == result.recorded
     say("final: " + ", ".join(f"{n} {s}" for n, s in zip(check.game.players, result.final))
         + f"; recorded: {', '.join(map(str, result.recorded))} -> "
@@ -251,9 +262,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool = True,
-                say: Any = print, data_dir: str | None = None, seed: int = 1, club: Any = None) -> DemoResult:
+                say: Any = print, data_dir: str | None = None, seed: int = 1, club: Any = None,
+                edition: str | None = None) -> DemoResult:
     """Act out ``rec`` at a simulated table; returns the scores and how the reading went.
-    ``club``: club settings to publish the table to a broker (None: a table on its own)."""
+    ``club``: club settings to publish the table to a broker (None: a table on its own);
+    ``edition``: the club board the camera sees (see :func:`demo_style`)."""
     from ..wordlists import load_lexicon
     from ..table.vision import VisionReader
 
@@ -275,7 +288,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
         say(f"no word list for the {tiles.name} tiles ({e}); challenges follow the record")
         judge = WordJudge.without_list(tiles, str(e), clock=time.time)
         lexicon = "none"
-    camera = ScriptedCamera(seed, tiles=tiles)
+    camera = ScriptedCamera(seed, tiles=tiles, edition=edition)
     # The camera reads only the set's own tiles, as a table configured with game.tile_set does.
     reader = VisionReader(reader=Reader(tiles=tiles), tracker=_setup_calibration(camera))
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,

@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how many times faster than a real game (default 20); max: as fast as possible")
     d.add_argument("--port", type=port_number(any_free=True), default=8080,
                    help="status page port (default 8080; 0: any free port)")
+    d.add_argument("--edition", metavar="NAME",
+                   help="the club board the camera sees: the modern green board, a pale sage or lavender "
+                        "edition, a wooden board (default: a cream board)")
     d.add_argument("--no-web", action="store_true", help="do not serve the status page")
     d.add_argument("--json", action="store_true", help="end with one JSON line: final, recorded, plays")
     d.add_argument("--data", metavar="DIR", help="keep the journal here (default: a temporary folder)")

@@ -42,6 +42,20 @@ def test_bad_games_are_refused_with_a_message(tmp_path: Path, shared_data: Path)
     assert r.returncode == 2 and "line 4" in r.stderr and "Traceback" not in r.stderr
     r = demo("--speed", "fast", "--no-web")
     assert r.returncode == 2 and "--speed" in r.stderr
+    r = demo("--edition", "pink", "--no-web")
+    assert r.returncode == 2 and "--edition" in r.stderr and "green" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_bundled_game_on_the_modern_green_board() -> None:
+    """The table a club sets up most: the modern board's dark green squares, its tiles standing
+    proud on them, their sides showing and their shadows cast one way (issue 11's club camera);
+    every play read through the camera."""
+    pytest.importorskip("cv2")
+    r = demo("--edition", "green", "--speed", "max", "--no-web", "--json")
+    assert r.returncode == 0, r.stderr[-2000:]
+    last = json.loads(r.stdout.strip().splitlines()[-1])
+    assert last["final"] == last["recorded"] == [272, 361]
+    assert last["plays_read_correctly"] == last["plays"] == 32, r.stderr[-3000:]
 
 
 

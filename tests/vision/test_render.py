@@ -174,6 +174,20 @@ def test_the_demo_letters_in_its_catalogue_font_or_says_why_not(tmp_path, capsys
     assert style_fonts(style) == (BUILTIN,) and "fonts-dejavu-core" in capsys.readouterr().err
 
 
+def test_the_demo_board_can_be_a_club_edition(tmp_path):
+    from dataclasses import replace
+
+    from board_pi.cli.demo import DEMO_FONT, demo_style
+    from board_pi.vision.editions import edition_style
+
+    fonts = _font_folder(tmp_path / "dejavu", [DEMO_FONT])
+    green = demo_style(3, fonts=fonts, edition="green")
+    assert green == replace(edition_style(np.random.default_rng(3), "green"), letter_font=DEMO_FONT,
+                            value_font=DEMO_FONT, label_font=DEMO_FONT)
+    assert green.square[1] > green.square[0] + 20 and green.square[1] > green.square[2] + 20  # green, BGR
+    assert demo_style(3, fonts=fonts).square != green.square
+
+
 @pytest.mark.parametrize("name", ["green", "sage", "lavender", "wooden"])
 def test_club_editions_draw_their_own_plain_squares(name):
     from board_pi.vision.editions import edition_style
