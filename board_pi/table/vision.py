@@ -121,7 +121,7 @@ class VisionReader:
         if at_old >= scores[k]:
             # It had not moved: the tiles put down since fooled the check. Later frames are held
             # to this one, or each would raise the same alarm (and a search, and these reads).
-            self.tracker.keep(held_to(before, frame))
+            self.tracker.keep(held_to(before, frame, self.tracker.covered))
             return old
         cal = self.tracker.calibration
         if k:  # saved too: after a restart the first frames are read the right way round
@@ -187,6 +187,8 @@ class VisionReader:
             warp, _, conf = pending
             grid = [split_row(r) for r in board_rows(rows)]
             self._ref_warp, self._ref_grid, self._ref_conf = warp, grid, conf
+            if self.tracker is not None:  # the check leaves the tiles out: they hide the lines
+                self.tracker.covered = np.array([[t != "." for t in row] for row in grid])
             self._learn(grid)
 
     def _learn(self, grid: list[list[str]]) -> None:
@@ -206,6 +208,8 @@ class VisionReader:
 
     def reset(self) -> None:
         self._ref_warp = self._ref_grid = self._ref_conf = None
+        if self.tracker is not None:
+            self.tracker.covered = None
 
 
 def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarray:

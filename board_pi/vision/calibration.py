@@ -242,8 +242,10 @@ class GridFit:
     """How well a frame agrees with a grid position.
 
     ``lines``: of the pieces of grid line that show clearly, the share lying where predicted
-    (0..1); ``pieces``: the share of pieces that show at all (a hand or a full board hides some);
+    (0..1); ``pieces``: the share of pieces that show at all (a hand or an arm hides some);
     ``premium``: correlation of the squares' colourfulness with the premium layout (-1..1).
+    Squares known to hold tiles, and the line pieces beside them, are left out of all three:
+    a tile hides the lines around it and the colour of its square.
     """
 
     lines: float
@@ -251,49 +253,76 @@ class GridFit:
     premium: float
 
 
-def grid_fit(image: np.ndarray, corners: np.ndarray, square_px: int = 12) -> GridFit:
-    """Measure :class:`GridFit` on a small rectified view (about a millisecond)."""
+#: Fewer line pieces than this clear of known tiles (of 480), and the tiles are not left out:
+#: too few would be left to judge by.
+MIN_FREE_PIECES = 48
+
+
+def grid_fit(image: np.ndarray, corners: np.ndarray, square_px: int = 12,
+             covered: np.ndarray | None = None) -> GridFit:
+    """Measure :class:`GridFit` on a small rectified view (about a millisecond).
+
+    ``covered``: a 15x15 boolean array of the squares known to hold tiles (the committed board),
+    left out of the measure. Each line is taken a square's length at a time, so that pieces clear
+    of tiles remain on a full board.
+    """
     m = square_px
     side = GRID * square_px + 2 * m
     top = warp_grid(as_bgr(image), corners, square_px, m, cv2.INTER_AREA)
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY).astype(np.float32)
     bg = cv2.blur(grey, (square_px // 2 | 1, square_px // 2 | 1))
-    pieces = 5
-    piece = GRID * square_px // pieces
+    free = _free_pieces(covered)
+    if int(free.sum()) < MIN_FREE_PIECES:
+        free, covered = np.ones_like(free), None
     half = square_px // 2
     x0 = m + np.arange(GRID + 1) * square_px  # the predicted lines
     near = np.arange(-1, 2)
-    best: tuple[float, int, int, int] | None = None
+    best: tuple[int, int] | None = None
     for R in (np.maximum(bg - grey, 0), np.maximum(grey - bg, 0)):
-        # Both directions at once: (2 axes, pieces, side) sums of the response along each piece.
-        bands = np.stack([R[m:m + pieces * piece].reshape(pieces, piece, side).sum(axis=1),
-                          R.T[m:m + pieces * piece].reshape(pieces, piece, side).sum(axis=1)])
+        # Both directions at once: (2 axes, 15 pieces, side) sums of the response along each
+        # piece; [0, p, i] is vertical line i beside row p, [1, p, i] horizontal line i over column p.
+        bands = np.stack([R[m:m + GRID * square_px].reshape(GRID, square_px, side).sum(axis=1),
+                          R.T[m:m + GRID * square_px].reshape(GRID, square_px, side).sum(axis=1)])
         on = bands[:, :, x0[:, None] + near].max(axis=3)
         left = bands[:, :, np.clip(x0 - half, 0, side - 1)[:, None] + near].max(axis=3)
         right = bands[:, :, np.clip(x0 + half, 0, side - 2)[:, None] + near].max(axis=3)
         floor = np.median(bands[:, :, m:m + GRID * square_px], axis=2)[:, :, None]
         # A piece "shows" when something line-like stands out at the line or beside it; it is
         # "aligned" when the line is where predicted rather than half a square off.
-        shows = np.maximum(on, np.maximum(left, right)) > 1.5 * floor + 1e-6
+        shows = (np.maximum(on, np.maximum(left, right)) > 1.5 * floor + 1e-6) & free
         aligned = shows & (on > 1.2 * np.maximum(left, right))
-        clear, hits, total = int(shows.sum()), int(aligned.sum()), shows.size
-        score = hits / clear if clear else 0.0
-        if best is None or score > best[0]:
-            best = (score, clear, hits, total)
+        clear, hits = int(shows.sum()), int(aligned.sum())
+        # The grid's lines are whichever of dark or bright lines up in more pieces. (Not the
+        # better share: tiles brighter than a wooden board leave a few bright edges that line up
+        # almost perfectly, and the share of lines seen would then fall by half.)
+        if best is None or hits > best[1]:
+            best = (clear, hits)
     assert best is not None
-    _, clear, aligned_n, total = best
+    clear, aligned_n = best
     # Premium squares: colourful against the plain squares' colour, on the premium layout.
     lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB).astype(np.float32)
     c = square_px // 2
     centres = lab[m + c:m + GRID * square_px:square_px, m + c:m + GRID * square_px:square_px][:GRID, :GRID]
-    flat = centres.reshape(-1, 3)
+    keep = np.ones((GRID, GRID), bool) if covered is None else ~np.asarray(covered, bool)
+    flat = centres[keep]
     ref = np.median(flat, axis=0)
     feat = np.linalg.norm(flat - ref, axis=1) + np.hypot(flat[:, 1] - 128, flat[:, 2] - 128)
-    pm = PREMIUM_MASK.ravel() - PREMIUM_MASK.mean()
+    pm = PREMIUM_MASK[keep] - PREMIUM_MASK[keep].mean()
     fc = feat - feat.mean()
     den = float(np.linalg.norm(fc) * np.linalg.norm(pm))
     premium = float((fc * pm).sum()) / den if den > 1e-6 else 0.0
-    return GridFit(lines=aligned_n / clear if clear else 0.0, pieces=clear / total, premium=premium)
+    return GridFit(lines=aligned_n / clear if clear else 0.0, pieces=clear / int(free.sum()), premium=premium)
+
+
+def _free_pieces(covered: np.ndarray | None) -> np.ndarray:
+    """(2, 15, 16) booleans: the line pieces with no known tile on either side."""
+    if covered is None:
+        return np.ones((2, GRID, GRID + 1), bool)
+    cov = np.zeros((GRID + 2, GRID + 2), bool)
+    cov[1:-1, 1:-1] = np.asarray(covered, bool).reshape(GRID, GRID)
+    vertical = cov[1:-1, :-1] | cov[1:-1, 1:]  # [row, line]: the squares left and right of it
+    horizontal = (cov[:-1, 1:-1] | cov[1:, 1:-1]).T  # [column, line]: above and below it
+    return ~np.stack([vertical, horizontal])
 
 
 @dataclass(frozen=True)
@@ -305,17 +334,18 @@ class Check:
     reason: str = ""
 
 
-def check(image: np.ndarray, cal: Calibration) -> Check:
+def check(image: np.ndarray, cal: Calibration, covered: np.ndarray | None = None) -> Check:
     """Is the board still where ``cal`` says? Cheap enough for every frame.
 
     A frame that hides too much of the grid (an arm across the board) is not "moved": the check
     says so in ``reason`` with ``ok`` False, and a tracker should then keep its calibration and
-    wait for a clear frame rather than search.
+    wait for a clear frame rather than search. ``covered``: the squares known to hold tiles,
+    left out (see :func:`grid_fit`).
     """
     h, w = image.shape[:2]
     if (w, h) != tuple(cal.frame_size):
         return Check(False, GridFit(0, 0, 0), f"frame is {w}x{h}, calibrated for {cal.frame_size[0]}x{cal.frame_size[1]}")
-    fit = grid_fit(image, cal.corners)
+    fit = grid_fit(image, cal.corners, covered=covered)
     # Too little of the grid shows to say anything: an arm or a body across the board.
     if fit.pieces < max(0.25, 0.5 * cal.reference.get("pieces", 0.5)):
         return Check(False, fit, "hidden")
@@ -384,7 +414,7 @@ def _reference(fit: GridFit) -> dict[str, float]:
     return {"lines": round(fit.lines, 4), "pieces": round(fit.pieces, 4), "premium": round(fit.premium, 4)}
 
 
-def held_to(cal: Calibration, image: np.ndarray) -> Calibration:
+def held_to(cal: Calibration, image: np.ndarray, covered: np.ndarray | None = None) -> Calibration:
     """``cal`` with later frames held to this frame's check scores rather than its own frame's.
 
     For a false alarm: the check said "moved", yet the board was found where it was. Tiles put
@@ -392,8 +422,9 @@ def held_to(cal: Calibration, image: np.ndarray) -> Calibration:
     lower what the check sees; held to the empty board's scores, every later frame would raise
     the same alarm and the board be looked for again at each. The share of the grid seen is not
     lowered (a hand in this frame must not make a hidden board pass for a clear one later).
+    ``covered``: the squares known to hold tiles, as the later checks will be given them.
     """
-    now = _reference(grid_fit(image, cal.corners))
+    now = _reference(grid_fit(image, cal.corners, covered=covered))
     now["pieces"] = max(now["pieces"], cal.reference.get("pieces", 0.0))
     return replace(cal, reference=now)
 
@@ -415,7 +446,8 @@ class Tracker:
 
     ``update(frame)`` returns the board's location for that frame, or None when the board cannot
     be seen (hidden, or gone). ``moves`` counts how often it was found again; ``path``, if given,
-    is where the calibration is saved again after each move.
+    is where the calibration is saved again after each move. ``covered`` (15x15 booleans, or
+    None) is what the tracker is told of the squares holding tiles: the check leaves them out.
     """
 
     #: After this many frames in a row with the grid hidden, look for the board elsewhere: it
@@ -432,10 +464,11 @@ class Tracker:
         self.moves = 0
         self.hidden_frames = 0
         self.last_check: Check | None = None
+        self.covered: np.ndarray | None = None
 
     def update(self, frame: np.ndarray) -> BoardLocation | None:
         cal = self.calibration
-        result = check(frame, cal)
+        result = check(frame, cal, self.covered)
         self.last_check = result
         if result.ok:
             self.hidden_frames = 0
@@ -466,7 +499,7 @@ class Tracker:
         seen = detect_markers(frame) if cal.markers else {}
         known = set(seen) & set(cal.markers)
         from_markers = corners_from_markers(seen, cal.markers) if known else None
-        if from_markers is not None and len(known) >= 2 and check(frame, replace(cal, corners=from_markers)).ok:
+        if from_markers is not None and len(known) >= 2 and check(frame, replace(cal, corners=from_markers), self.covered).ok:
             # The markers are fixed to the board, so they carry its orientation too.
             return BoardLocation(from_markers, 1.0, _turn_of(from_markers), 1.0)
         loc = find_board(frame)

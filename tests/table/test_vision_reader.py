@@ -35,6 +35,8 @@ def test_only_changed_squares_are_read_and_old_tiles_stay_committed() -> None:
     changed = reader.stats.squares_read - before
     assert 13 <= changed < 40  # the 13 new tiles and a few neighbours, not the whole board
     reader.commit(SAMPLE_ROWS)
+    # The tracker's check is told where the tiles are, to leave out the lines they hide.
+    assert reader.tracker.covered.tolist() == [[t != "." for t in row] for row in SAMPLE_ROWS]
     image, _ = frame(SAMPLE_ROWS, 2, effects=False)  # the same board again: little to read
     before = reader.stats.squares_read
     assert reader.read(image).grid == SAMPLE_ROWS  # type: ignore[union-attr]
@@ -42,6 +44,8 @@ def test_only_changed_squares_are_read_and_old_tiles_stay_committed() -> None:
     # Light that changes (shadows, glare) makes more squares look changed; what is read stays right.
     image, _ = frame(SAMPLE_ROWS, 3)
     assert reader.read(image).grid == SAMPLE_ROWS  # type: ignore[union-attr]
+    reader.reset()  # a new game: nothing committed, nothing left out
+    assert reader.tracker.covered is None
 
 
 def test_the_committed_tiles_settle_where_the_board_is_and_which_way_round(tmp_path) -> None:

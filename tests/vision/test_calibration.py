@@ -282,3 +282,64 @@ def test_board_carried_elsewhere_is_found_after_a_while() -> None:
     found = [r for r in results if r is not None]
     assert found, "never looked for the board again"
     assert corner_error(found[-1].corners, truth) < 0.2 * after.square_px
+
+
+def test_the_pieces_beside_a_known_tile_are_left_out() -> None:
+    from board_pi.vision.calibration import _free_pieces
+
+    assert _free_pieces(None).all()
+    covered = np.zeros((15, 15), bool)
+    covered[7, 7] = True
+    free = _free_pieces(covered)
+    # [0, row, line]: the vertical lines left and right of H8; [1, column, line]: above and below it.
+    assert sorted(zip(*np.nonzero(~free))) == [(0, 7, 7), (0, 7, 8), (1, 7, 7), (1, 7, 8)]
+    corner = np.zeros((15, 15), bool)
+    corner[0, 0] = True  # the board's edge is a line too
+    assert sorted(zip(*np.nonzero(~_free_pieces(corner)))) == [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
+
+
+def _boards_of_the_bundled_game() -> list[list[str]]:
+    from board_pi.cli.demo import load_record
+    from board_pi.rules.events import PlayMade
+    from board_pi.rules.game import Game
+    from board_pi.rules.replay import replay
+
+    played = replay(load_record(None)).game
+    game = Game(played.players, played.rules)
+    boards = []
+    for event in played.events:
+        game.append(event)
+        if isinstance(event, PlayMade):
+            boards.append(game.state.board.rows())
+    return boards
+
+
+def test_a_wooden_board_filling_with_tiles_is_never_taken_for_hidden() -> None:
+    # Cream tiles on a wooden board hide the dark lines around them and show bright edges of
+    # their own that line up with the grid. The check once took those edges for the grid's lines,
+    # saw half as many pieces as on the empty board, and called the board hidden: the table then
+    # waited for an arm to go and gave up. The grid is whichever lines up in more pieces, and the
+    # squares known to hold tiles are left out.
+    from board_pi.cli.demo import demo_style
+    from board_pi.vision.render import render_board
+
+    style = demo_style(1, edition="wooden")
+    empty = render_board(["." * 15] * 15, seed=1, tilt=15.0, style=style, pose_seed=1)
+    cal = calibrate(empty.image, empty.corners, rotation=0, use_markers=False)
+    committed = np.zeros((15, 15), bool)
+    boards = _boards_of_the_bundled_game()
+    assert len(boards) >= 25
+    for n, rows in enumerate(boards):
+        image = render_board(rows, seed=1009 + n, tilt=15.0, style=style, pose_seed=1).image
+        told = check(image, cal, committed)
+        assert told.reason != "hidden" and told.fit.pieces > 0.8, (n, told)
+        assert check(image, cal).reason != "hidden", n  # and without being told of the tiles
+        committed = np.array([[t != "." for t in row] for row in rows])
+    # An arm over the full board is still hidden, told of its tiles or not.
+    x0, y0 = cal.corners.min(axis=0).astype(int)
+    x1, y1 = cal.corners.max(axis=0).astype(int)
+    cv2.rectangle(image, (x0 - 10, y0 - 10), (x1 + 10, y1 - (y1 - y0) // 10), (120, 160, 210), -1)
+    assert check(image, cal, committed).reason == "hidden"
+    assert check(image, cal).reason == "hidden"
+    # Told of so many tiles that too few pieces are left clear of them, it judges by them all.
+    assert check(image, cal, np.ones((15, 15), bool)).reason == "hidden"
