@@ -34,14 +34,17 @@ class VisionReader:
 
     ``locate(frame)`` returns the grid's 4 corners (TL, TR, BR, BL) or None; ``calibration()``
     gives saved corners for when locating fails (a fixed installation); ``change_threshold`` is
-    the mean grey-level difference (0-255) at which a square counts as changed.
+    the mean grey-level difference (0-255) at which a square counts as changed, and
+    ``colour_threshold`` the mean difference in colour (CIELAB a* and b*, summed) at which it does:
+    a pale tile on a square as light as it (a blank on a lavender square) changes its colour more
+    than its grey.
     """
 
     def __init__(self, reader: Any | None = None,
                  locate: Callable[[np.ndarray], np.ndarray | None] | None = None,
                  calibration: Callable[[], np.ndarray | None] | None = None,
                  tracker: Any | None = None, change_threshold: float = 12.0,
-                 memory: Any | None = None) -> None:
+                 colour_threshold: float = 12.0, memory: Any | None = None) -> None:
         if reader is None:
             from ..vision.read import Reader
             reader = Reader()
@@ -55,6 +58,7 @@ class VisionReader:
         self.locate = locate if locate is not None or tracker is not None else default_locator()
         self.calibration = calibration
         self.change_threshold = change_threshold
+        self.colour_threshold = colour_threshold
         self.stats = ReaderStats()
         self._ref_warp: np.ndarray | None = None
         self._ref_grid: list[list[str]] | None = None
@@ -128,34 +132,36 @@ class VisionReader:
             self.tracker.keep(replace(cal, corners=candidates[k], rotation=(cal.rotation + 90 * k) % 360))
         return candidates[k]
 
-    def _gray_warp(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    def _look(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
+        """The board as compared between frames: (rows, columns, 3) of grey, a* and b*."""
         import cv2
 
         from ..vision.read import SQUARE_PX, _warp
 
         w = _warp(frame, corners)
         pad = (w.shape[0] - N * SQUARE_PX) // 2
-        g = cv2.cvtColor(w, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        g = g[pad:pad + N * SQUARE_PX, pad:pad + N * SQUARE_PX]
-        return cv2.GaussianBlur(g, (3, 3), 0)
+        w = w[pad:pad + N * SQUARE_PX, pad:pad + N * SQUARE_PX]
+        g = cv2.cvtColor(w, cv2.COLOR_BGR2GRAY)
+        ab = cv2.cvtColor(w, cv2.COLOR_BGR2LAB)[:, :, 1:]
+        return cv2.GaussianBlur(np.dstack([g, ab]).astype(np.float32), (3, 3), 0)
 
-    def changed_squares(self, warp: np.ndarray) -> list[tuple[int, int]]:
-        """Squares whose picture differs from the last committed frame's."""
+    def changed_squares(self, look: np.ndarray) -> list[tuple[int, int]]:
+        """Squares whose picture differs from the last committed frame's, in grey or in colour."""
         if self._ref_warp is None:
             return [(r, c) for r in range(N) for c in range(N)]
-        px = warp.shape[0] // N
-        d = np.abs(warp - self._ref_warp)
-        # Remove a global brightness change (lighting at the table) before comparing squares.
-        d = np.abs((warp - warp.mean()) - (self._ref_warp - self._ref_warp.mean()))
-        cells = d[:px * N, :px * N].reshape(N, px, N, px).mean(axis=(1, 3))
-        return [(int(r), int(c)) for r, c in zip(*np.nonzero(cells > self.change_threshold))]
+        px = look.shape[0] // N
+        # Remove a global change (the light at the table, the camera's white balance) first.
+        d = np.abs((look - look.mean(axis=(0, 1))) - (self._ref_warp - self._ref_warp.mean(axis=(0, 1))))
+        cells = d[:px * N, :px * N].reshape(N, px, N, px, 3).mean(axis=(1, 3))
+        changed = (cells[..., 0] > self.change_threshold) | (cells[..., 1:].sum(axis=2) > self.colour_threshold)
+        return [(int(r), int(c)) for r, c in zip(*np.nonzero(changed))]
 
     def read(self, frame: np.ndarray) -> BoardReading | None:
         corners = self.corners_for(frame)
         if corners is None:
             return None
         self.last_corners = corners
-        warp = self._gray_warp(frame, corners)
+        warp = self._look(frame, corners)
         squares = self.changed_squares(warp)
         self.stats.squares_read += len(squares)
         # The committed tiles count against the tile set (no third blank, no second Z), and the

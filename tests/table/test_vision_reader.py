@@ -105,3 +105,31 @@ def test_a_false_alarm_is_raised_once_not_at_every_frame() -> None:
         noise = np.random.default_rng(n).normal(0, 2.0, first.shape)
         assert reader.read(np.clip(first + noise, 0, 255).astype(np.uint8)) is not None
     assert tracker.moves == moves + 1  # before: once more at every frame
+
+
+def test_a_tile_as_light_as_its_square_is_seen_by_its_colour() -> None:
+    # A blank on a lavender square can change its grey less than the change threshold: the
+    # square still counts as changed, by its colour.
+    import cv2
+
+    from board_pi.vision.editions import edition_style
+    from board_pi.vision.geometry import grid_to_image
+
+    r = render_board(EMPTY, seed=3, tilt=12.0, style=edition_style(np.random.default_rng(3), "lavender"),
+                     pose_seed=3, effects=False)
+    reader = VisionReader(tracker=Tracker(calibrate(r.image, r.corners, rotation=0, use_markers=False)))
+    reader.read(r.image)
+    reader.commit(EMPTY)
+    middle = np.float32([[4.1, 6.1], [4.9, 6.1], [4.9, 6.9], [4.1, 6.9]]).reshape(-1, 1, 2)  # E7, a plain square
+    quad = cv2.perspectiveTransform(middle, grid_to_image(r.corners)).round().astype(np.int32)
+    mask = np.zeros(r.image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, quad, 255)
+    before = r.image[mask > 0].astype(float).mean(axis=0)
+    # Bluer and less red by amounts that leave the grey (0.114 B + 0.587 G + 0.299 R) as it was.
+    after = np.clip(before + 50 * np.array([-1.0, 0.0, 0.114 / 0.299]), 0, 255)
+    image = r.image.copy()
+    cv2.fillConvexPoly(image, quad, after.tolist())
+    look = reader._look(image, r.corners)
+    assert reader.changed_squares(look) == [(6, 4)]
+    reader.colour_threshold = float("inf")  # by grey alone it would not count
+    assert reader.changed_squares(look) == []
