@@ -56,6 +56,15 @@ blank (a wooden tile on a grey-beige square, in IMG_20151016_170119) read; 6.0 w
 Weighed again once blanks were judged against the tiles' faces (:func:`tile_faces`): 3.0 and 5.0,
 and :data:`MAX_SPREAD_SAY` 2.0 and 3.0, read within two squares of these (of about 234), so both
 stay."""
+MAX_LOG_ODDS_SEEN = 8.0
+"""The most where each square's empty colour was seen rather than estimated (a table's calibration
+frame of the empty board, under the table's light): a square that looks as it looked empty, and
+unlike the set's tiles, is stronger evidence than :data:`MAX_LOG_ODDS` allows, and the tile model
+can be sure of a blank where there is none (0.98 for a plain wooden square framed by cream tiles).
+Chosen at the table on the first 11 of the 22 shared games (bench_table, 2026-11-27): the wooden
+edition 257 -> 258/258 plays read right, cream, lavender and the real game's re-score
+(bench_rescore) as at 4.0; over all 22 games the wooden edition 464 -> 471/471 and the others as
+they were."""
 MAX_TOWARDS_TILE = 1.5
 """The most it may shift them towards a tile: far less, since a square unlike its empty self
 (glare, a shadow) is not yet a tile, and a phantom blank costs a wrong play; it tips only squares
@@ -257,10 +266,11 @@ def tile_colour(colours: np.ndarray, tiles: np.ndarray) -> tuple[np.ndarray, flo
     return field.astype(np.float32), max(spread, MIN_SPREAD)
 
 
-def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray, float] | None) -> np.ndarray:
+def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray, float] | None,
+                    towards_empty: float = MAX_LOG_ODDS) -> np.ndarray:
     """(15, 15): the log of how much likelier each square's colour is on a tile than on its empty
-    square, clipped to :data:`MAX_LOG_ODDS` and :data:`MAX_TOWARDS_TILE`; 0 where the empty colour
-    is unknown.
+    square, clipped to ``towards_empty`` (:data:`MAX_LOG_ODDS`, or :data:`MAX_LOG_ODDS_SEEN` for an
+    empty colour seen) and :data:`MAX_TOWARDS_TILE`; 0 where the empty colour is unknown.
 
     Each colour is taken as spread about its centre with heavy tails (a Student t in CIELAB with
     :data:`TAIL` degrees of freedom): a square far from both (a shadow, the light at the board's
@@ -284,7 +294,7 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
         # empty squares' wider spread (on the tuning boards, 3 empty squares read as blanks less).
         spreads = np.clip(3.0 * np.log(look.spread / s), -MAX_SPREAD_SAY, 0.0)
         log_odds = log_density(t2) - log_density(d2) + spreads
-    return np.clip(np.nan_to_num(log_odds, nan=0.0), -MAX_LOG_ODDS, MAX_TOWARDS_TILE).astype(np.float32)
+    return np.clip(np.nan_to_num(log_odds, nan=0.0), -towards_empty, MAX_TOWARDS_TILE).astype(np.float32)
 
 
 def weigh_blank_against_empty(probs: np.ndarray, log_odds: np.ndarray, empty: int, blank: int) -> np.ndarray:

@@ -30,8 +30,8 @@ from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
 from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, lone_tiles, tile_limits
-from board_pi.vision.empty import (SURE_LETTER, EmptyLook, colour_log_odds, middle_lab, square_colours, tile_colour,
-                                   tile_faces, weigh_blank_against_empty)
+from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
+                                   middle_lab, square_colours, tile_colour, tile_faces, weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr
 from board_pi.vision.geometry import warp_grid
 from board_pi.vision.locate import tile_orientation_votes
@@ -622,7 +622,8 @@ class Reader:
                      committed: Sequence[str] | None = None, empty: EmptyLook | None = None) -> np.ndarray:
         """``probs`` with blank against empty weighed anew by each square's colour against its
         empty colour and the colour of the tiles' faces (their letters' ink left out); the tiles
-        are the squares read surely as letters and the committed lettered tiles."""
+        are the squares read surely as letters and the committed lettered tiles. An empty colour
+        seen (``empty``, a table's calibration) may say more than one estimated from the photo."""
         lab = middle_lab(warped, SQUARE_PX, PAD)  # the colours and the tiles' faces, from one conversion
         colours = square_colours(lab)
         letters = np.array([c not in (EMPTY_CLASS, BLANK_CLASS) for c in self.classes])
@@ -635,7 +636,8 @@ class Reader:
                 if (r, c) not in read and t.isupper():
                     tiles[r, c] = True
         look = EmptyLook.from_photo(colours, tiles) if empty is None else empty.seen_in(colours, tiles)
-        odds = colour_log_odds(colours, look, tile_colour(tile_faces(lab, tiles), tiles))
+        odds = colour_log_odds(colours, look, tile_colour(tile_faces(lab, tiles), tiles),
+                               MAX_LOG_ODDS if empty is None else MAX_LOG_ODDS_SEEN)
         rows, cols = np.array(squares).T
         return weigh_blank_against_empty(probs, odds[rows, cols], self.classes.index(EMPTY_CLASS), self.classes.index(BLANK_CLASS))
 

@@ -23,6 +23,7 @@ from board_pi.vision.calibration import (
     save,
 )
 from tests.vision.drawn_boards import DrawnBoard, corner_error, photograph, some_tiles
+from tests.vision.game_boards import boards_of_the_bundled_game
 
 
 def test_calibrate_save_load_and_check(tmp_path: Path) -> None:
@@ -298,22 +299,6 @@ def test_the_pieces_beside_a_known_tile_are_left_out() -> None:
     assert sorted(zip(*np.nonzero(~_free_pieces(corner)))) == [(0, 0, 0), (0, 0, 1), (1, 0, 0), (1, 0, 1)]
 
 
-def _boards_of_the_bundled_game() -> list[list[str]]:
-    from board_pi.cli.demo import load_record
-    from board_pi.rules.events import PlayMade
-    from board_pi.rules.game import Game
-    from board_pi.rules.replay import replay
-
-    played = replay(load_record(None)).game
-    game = Game(played.players, played.rules)
-    boards = []
-    for event in played.events:
-        game.append(event)
-        if isinstance(event, PlayMade):
-            boards.append(game.state.board.rows())
-    return boards
-
-
 def test_a_wooden_board_filling_with_tiles_is_never_taken_for_hidden() -> None:
     # Cream tiles on a wooden board hide the dark lines around them and show bright edges of
     # their own that line up with the grid. The check once took those edges for the grid's lines,
@@ -324,13 +309,13 @@ def test_a_wooden_board_filling_with_tiles_is_never_taken_for_hidden() -> None:
     from board_pi.vision.render import render_board
 
     style = demo_style(1, edition="wooden")
-    empty = render_board(["." * 15] * 15, seed=1, tilt=15.0, style=style, pose_seed=1)
+    empty = render_board(["." * 15] * 15, seed=1, hand=False, tilt=15.0, style=style, pose_seed=1)
     cal = calibrate(empty.image, empty.corners, rotation=0, use_markers=False)
     committed = np.zeros((15, 15), bool)
-    boards = _boards_of_the_bundled_game()
+    boards = boards_of_the_bundled_game()
     assert len(boards) >= 25
     for n, rows in enumerate(boards):
-        image = render_board(rows, seed=1009 + n, tilt=15.0, style=style, pose_seed=1).image
+        image = render_board(rows, seed=1009 + n, hand=False, tilt=15.0, style=style, pose_seed=1).image
         told = check(image, cal, committed)
         assert told.reason != "hidden" and told.fit.pieces > 0.8, (n, told)
         assert check(image, cal).reason != "hidden", n  # and without being told of the tiles

@@ -286,3 +286,28 @@ def test_a_blank_is_judged_against_the_tiles_faces_not_their_ink(face, ink, squa
     assert np.linalg.norm(colours[blank] - lab_face) < 3
     look = EmptyLook.from_photo(colours, tiles)
     assert colour_log_odds(colours, look, tile_colour(faces, tiles))[blank] == pytest.approx(MAX_TOWARDS_TILE)
+
+
+def test_a_square_framed_by_tiles_that_looks_as_it_did_empty_is_read_empty() -> None:
+    # A plain wooden square between cream tiles: the tile model is all but sure it is a blank.
+    # Judged by the board's own photo (each kind of square's colour estimated from it), the colour
+    # cannot outweigh that; judged by what the square looked like in the table's calibration frame
+    # of the empty board, it does, and the board reads right.
+    from board_pi.cli.demo import demo_style
+    from board_pi.rules.board import split_row
+    from board_pi.vision.calibration import calibrate
+    from board_pi.vision.read import Reader
+    from board_pi.vision.render import render_board
+    from tests.vision.game_boards import boards_of_the_bundled_game
+
+    style = demo_style(5, edition="wooden")
+    empty = render_board(["." * 15] * 15, seed=5, hand=False, tilt=15.0, style=style, pose_seed=5)
+    cal = calibrate(empty.image, empty.corners, rotation=0, use_markers=False)
+    rows = boards_of_the_bundled_game()[4]
+    board = render_board(rows, seed=5 * 1009 + 4, hand=False, tilt=15.0, style=style, pose_seed=5)
+    truth = [["?" if t.islower() else t for t in split_row(row)] for row in rows]
+    reader = Reader()
+    by_photo = [split_row(row) for row in reader.read(board.image, board.corners, played=True).grid]
+    assert truth[8][5] == truth[11][5] == "." and by_photo[8][5] == by_photo[11][5] == "?"
+    by_table = [split_row(row) for row in reader.read(board.image, board.corners, empty=cal.empty, played=True).grid]
+    assert by_table == truth
