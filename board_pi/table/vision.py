@@ -60,7 +60,7 @@ class VisionReader:
         self.change_threshold = change_threshold
         self.colour_threshold = colour_threshold
         self.stats = ReaderStats()
-        self._ref_warp: np.ndarray | None = None
+        self._ref_look: np.ndarray | None = None
         self._ref_grid: list[list[str]] | None = None
         self._ref_conf: np.ndarray | None = None
         self.last_corners: np.ndarray | None = None
@@ -147,11 +147,11 @@ class VisionReader:
 
     def changed_squares(self, look: np.ndarray) -> list[tuple[int, int]]:
         """Squares whose picture differs from the last committed frame's, in grey or in colour."""
-        if self._ref_warp is None:
+        if self._ref_look is None:
             return [(r, c) for r in range(N) for c in range(N)]
         px = look.shape[0] // N
         # Remove a global change (the light at the table, the camera's white balance) first.
-        d = np.abs((look - look.mean(axis=(0, 1))) - (self._ref_warp - self._ref_warp.mean(axis=(0, 1))))
+        d = np.abs((look - look.mean(axis=(0, 1))) - (self._ref_look - self._ref_look.mean(axis=(0, 1))))
         cells = d[:px * N, :px * N].reshape(N, px, N, px, 3).mean(axis=(1, 3))
         changed = (cells[..., 0] > self.change_threshold) | (cells[..., 1:].sum(axis=2) > self.colour_threshold)
         return [(int(r), int(c)) for r, c in zip(*np.nonzero(changed))]
@@ -161,8 +161,8 @@ class VisionReader:
         if corners is None:
             return None
         self.last_corners = corners
-        warp = self._look(frame, corners)
-        squares = self.changed_squares(warp)
+        look = self._look(frame, corners)
+        squares = self.changed_squares(look)
         self.stats.squares_read += len(squares)
         # The committed tiles count against the tile set (no third blank, no second Z), and the
         # calibration frame of the empty board says what each square looks like empty.
@@ -177,7 +177,7 @@ class VisionReader:
             for r, c in squares:
                 grid[r][c] = seen[r][c]
                 conf[r, c] = reading.confidence[r, c]
-        self._pending = (warp, grid, conf)
+        self._pending = (look, grid, conf)
         self._seen = (frame, corners, squares)  # what the next commit may learn from
         return BoardReading(tuple(_row_text(r) for r in grid),
                             tuple(tuple(float(v) for v in row) for row in conf))
@@ -190,9 +190,9 @@ class VisionReader:
         """
         pending = getattr(self, "_pending", None)
         if pending is not None:
-            warp, _, conf = pending
+            look, _, conf = pending
             grid = [split_row(r) for r in board_rows(rows)]
-            self._ref_warp, self._ref_grid, self._ref_conf = warp, grid, conf
+            self._ref_look, self._ref_grid, self._ref_conf = look, grid, conf
             if self.tracker is not None:  # the check leaves the tiles out: they hide the lines
                 self.tracker.covered = np.array([[t != "." for t in row] for row in grid])
             self._learn(grid)
@@ -213,7 +213,7 @@ class VisionReader:
             log.warning("the table's tiles were not learnt from this play: %s", e)
 
     def reset(self) -> None:
-        self._ref_warp = self._ref_grid = self._ref_conf = None
+        self._ref_look = self._ref_grid = self._ref_conf = None
         if self.tracker is not None:
             self.tracker.covered = None
 
