@@ -8,9 +8,11 @@ rules engine and journal take it from the press. A record of a set board-pi has 
 without correction (target 100%), the share of games whose final score equals the record
 (target 100%), and the time from a press to the score, after the board is still (target: at most
 300 ms on this machine; a Pi 4 core is several times slower). ``--edition`` plays the same games
-on a club edition's board (green, sage, lavender, wooden) instead of the demo's cream one.
+on a club edition's board (green, sage, lavender, wooden) instead of the demo's cream one;
+``--seed`` draws another board of it (its colours, the light and the camera over it; 1 by default), for
+a table the choices were not made on.
 
-    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME]
+    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N]
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=0, help="only the first N games (0: all)")
     ap.add_argument("--edition", choices=list(EDITIONS),
                     help="the club board the camera sees (default: the demo's cream board)")
+    ap.add_argument("--seed", type=int, default=1, help="which board of the edition, and the camera over it")
     args = ap.parse_args()
     shared = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
     records = [("bundled demo game", load_record(None)), ("German demo game", load_record(None, GERMAN))]
@@ -53,7 +56,7 @@ def main() -> int:
     times: list[float] = []
     t0 = time.perf_counter()
     for name, rec in records:
-        r = play_record(rec, None, web=False, say=lambda *a: None, edition=args.edition)
+        r = play_record(rec, None, web=False, say=lambda *a: None, seed=args.seed, edition=args.edition)
         games += 1
         same += r.final == r.recorded
         plays += r.plays
