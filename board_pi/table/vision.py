@@ -37,14 +37,17 @@ class VisionReader:
     the mean grey-level difference (0-255) at which a square counts as changed, and
     ``colour_threshold`` the mean difference in colour (CIELAB a* and b*, summed) at which it does:
     a pale tile on a square as light as it (a blank on a lavender square) changes its colour more
-    than its grey.
+    than its grey. ``ink_threshold`` is the grey-level difference that a tenth of a square's middle
+    must exceed for it to count as changed: under glare a tile's face looks much like the square,
+    and only its letter's ink shows the change.
     """
 
     def __init__(self, reader: Any | None = None,
                  locate: Callable[[np.ndarray], np.ndarray | None] | None = None,
                  calibration: Callable[[], np.ndarray | None] | None = None,
                  tracker: Any | None = None, change_threshold: float = 12.0,
-                 colour_threshold: float = 12.0, memory: Any | None = None) -> None:
+                 colour_threshold: float = 12.0, ink_threshold: float = 35.0,
+                 memory: Any | None = None) -> None:
         if reader is None:
             from ..vision.read import Reader
             reader = Reader()
@@ -59,6 +62,7 @@ class VisionReader:
         self.calibration = calibration
         self.change_threshold = change_threshold
         self.colour_threshold = colour_threshold
+        self.ink_threshold = ink_threshold
         self.stats = ReaderStats()
         self._ref_look: np.ndarray | None = None
         self._ref_grid: list[list[str]] | None = None
@@ -146,14 +150,19 @@ class VisionReader:
         return cv2.GaussianBlur(np.dstack([g, ab]).astype(np.float32), (3, 3), 0)
 
     def changed_squares(self, look: np.ndarray) -> list[tuple[int, int]]:
-        """Squares whose picture differs from the last committed frame's, in grey or in colour."""
+        """Squares whose picture differs from the last committed frame's: in grey, in colour, or in ink."""
         if self._ref_look is None:
             return [(r, c) for r in range(N) for c in range(N)]
         px = look.shape[0] // N
         # Remove a global change (the light at the table, the camera's white balance) first.
         d = np.abs((look - look.mean(axis=(0, 1))) - (self._ref_look - self._ref_look.mean(axis=(0, 1))))
-        cells = d[:px * N, :px * N].reshape(N, px, N, px, 3).mean(axis=(1, 3))
-        changed = (cells[..., 0] > self.change_threshold) | (cells[..., 1:].sum(axis=2) > self.colour_threshold)
+        squares = d[:px * N, :px * N].reshape(N, px, N, px, 3)
+        cells = squares.mean(axis=(1, 3))
+        m = px // 5  # the middle: the neighbours' edges and shadows left out
+        middle = squares[:, m:px - m, :, m:px - m, 0].transpose(0, 2, 1, 3).reshape(N, N, -1)
+        ink = np.partition(middle, int(0.9 * middle.shape[2]), axis=2)[:, :, int(0.9 * middle.shape[2])]
+        changed = ((cells[..., 0] > self.change_threshold) | (cells[..., 1:].sum(axis=2) > self.colour_threshold)
+                   | (ink > self.ink_threshold))
         return [(int(r), int(c)) for r, c in zip(*np.nonzero(changed))]
 
     def read(self, frame: np.ndarray) -> BoardReading | None:

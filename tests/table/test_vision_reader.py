@@ -133,3 +133,26 @@ def test_a_tile_as_light_as_its_square_is_seen_by_its_colour() -> None:
     assert reader.changed_squares(look) == [(6, 4)]
     reader.colour_threshold = float("inf")  # by grey alone it would not count
     assert reader.changed_squares(look) == []
+
+
+def test_a_tile_washed_out_by_glare_is_seen_by_its_letters_ink() -> None:
+    # Under a spot of glare a pale tile's face looks much like its square: what changes is the
+    # stroke of its letter, a small part of the square, too little to move the square's mean.
+    import cv2
+
+    from board_pi.vision.editions import edition_style
+    from board_pi.vision.geometry import grid_to_image
+
+    r = render_board(EMPTY, seed=3, tilt=12.0, style=edition_style(np.random.default_rng(3), "lavender"),
+                     pose_seed=3, effects=False)
+    reader = VisionReader(tracker=Tracker(calibrate(r.image, r.corners, rotation=0, use_markers=False)))
+    reader.read(r.image)
+    reader.commit(EMPTY)
+    stroke = np.float32([[4.45, 6.25], [4.55, 6.25], [4.55, 6.75], [4.45, 6.75]]).reshape(-1, 1, 2)  # in E7
+    quad = cv2.perspectiveTransform(stroke, grid_to_image(r.corners)).round().astype(np.int32)
+    image = r.image.copy()
+    cv2.fillConvexPoly(image, quad, (40, 40, 40))
+    look = reader._look(image, r.corners)
+    assert reader.changed_squares(look) == [(6, 4)]
+    reader.ink_threshold = float("inf")  # by the square's grey and colour alone it would not count
+    assert reader.changed_squares(look) == []
