@@ -107,21 +107,35 @@ def test_a_false_alarm_is_raised_once_not_at_every_frame() -> None:
     assert tracker.moves == moves + 1  # before: once more at every frame
 
 
-def test_a_tile_as_light_as_its_square_is_seen_by_its_colour() -> None:
-    # A blank on a lavender square can change its grey less than the change threshold: the
-    # square still counts as changed, by its colour.
-    import cv2
-
+def _lavender_table():  # type: ignore[no-untyped-def]
+    """A table's eyes over an empty lavender board, committed empty; and the frame they saw."""
     from board_pi.vision.editions import edition_style
-    from board_pi.vision.geometry import grid_to_image
 
     r = render_board(EMPTY, seed=3, tilt=12.0, style=edition_style(np.random.default_rng(3), "lavender"),
                      pose_seed=3, effects=False)
     reader = VisionReader(tracker=Tracker(calibrate(r.image, r.corners, rotation=0, use_markers=False)))
     reader.read(r.image)
     reader.commit(EMPTY)
-    middle = np.float32([[4.1, 6.1], [4.9, 6.1], [4.9, 6.9], [4.1, 6.9]]).reshape(-1, 1, 2)  # E7, a plain square
-    quad = cv2.perspectiveTransform(middle, grid_to_image(r.corners)).round().astype(np.int32)
+    return reader, r
+
+
+def _in_frame(r, corners_on_grid: list[list[float]]) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """A quadrilateral given in grid units (x along a row, y down the columns) as frame pixels."""
+    import cv2
+
+    from board_pi.vision.geometry import grid_to_image
+
+    quad = np.float32(corners_on_grid).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(quad, grid_to_image(r.corners)).round().astype(np.int32)
+
+
+def test_a_tile_as_light_as_its_square_is_seen_by_its_colour() -> None:
+    # A blank on a lavender square can change its grey less than the change threshold: the
+    # square still counts as changed, by its colour.
+    import cv2
+
+    reader, r = _lavender_table()
+    quad = _in_frame(r, [[4.1, 6.1], [4.9, 6.1], [4.9, 6.9], [4.1, 6.9]])  # E7's middle, a plain square
     mask = np.zeros(r.image.shape[:2], np.uint8)
     cv2.fillConvexPoly(mask, quad, 255)
     before = r.image[mask > 0].astype(float).mean(axis=0)
@@ -140,18 +154,9 @@ def test_a_tile_washed_out_by_glare_is_seen_by_its_letters_ink() -> None:
     # stroke of its letter, a small part of the square, too little to move the square's mean.
     import cv2
 
-    from board_pi.vision.editions import edition_style
-    from board_pi.vision.geometry import grid_to_image
-
-    r = render_board(EMPTY, seed=3, tilt=12.0, style=edition_style(np.random.default_rng(3), "lavender"),
-                     pose_seed=3, effects=False)
-    reader = VisionReader(tracker=Tracker(calibrate(r.image, r.corners, rotation=0, use_markers=False)))
-    reader.read(r.image)
-    reader.commit(EMPTY)
-    stroke = np.float32([[4.45, 6.25], [4.55, 6.25], [4.55, 6.75], [4.45, 6.75]]).reshape(-1, 1, 2)  # in E7
-    quad = cv2.perspectiveTransform(stroke, grid_to_image(r.corners)).round().astype(np.int32)
+    reader, r = _lavender_table()
     image = r.image.copy()
-    cv2.fillConvexPoly(image, quad, (40, 40, 40))
+    cv2.fillConvexPoly(image, _in_frame(r, [[4.45, 6.25], [4.55, 6.25], [4.55, 6.75], [4.45, 6.75]]), (40, 40, 40))
     look = reader._look(image, r.corners)
     assert reader.changed_squares(look) == [(6, 4)]
     reader.ink_threshold = float("inf")  # by the square's grey and colour alone it would not count
