@@ -421,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
         "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
         "warm_start": _model_name(args.init) if args.init else None, "torch": torch.__version__,
-        # the accents network takes only their tiles of a family's plain letter
+        # (the accents network takes from them only their tiles of a family's plain letter)
         "real_training_photos": [p.name for p, _, _ in real],
     }
     if args.accents:
