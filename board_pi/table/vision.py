@@ -102,7 +102,8 @@ class VisionReader:
         grid as it was are read on the committed squares only; whichever reads them back best
         wins and the tracker keeps it. So a false alarm (light or tiles changing what the check
         sees) keeps the old grid, and an empty board's undecidable turn is settled by the tiles
-        once there are some.
+        once there are some. A turn must read more than half the committed tiles back: when they
+        were taken away (a play withdrawn), a sideways letter read right by chance is no turn.
         """
         from dataclasses import replace
 
@@ -126,6 +127,11 @@ class VisionReader:
         # Where the old grid reads every tile back no candidate can do better: not read.
         scores = [agreement(c) for c in candidates] if at_old < len(placed) else [at_old] * 4
         k = int(np.argmax(scores))
+        if 2 * scores[k] <= len(placed):
+            # The tiles cannot tell (a play withdrawn and its tiles taken away, another laid over
+            # them): one sideways letter read as the right one by chance must not turn the board
+            # a quarter. A board the tiles do not say was turned was at most nudged.
+            k = min(range(4), key=lambda j: float(np.linalg.norm(candidates[j] - old, axis=1).sum()))
         if at_old >= scores[k]:
             # It had not moved: the tiles put down since fooled the check. Later frames are held
             # to this one, or each would raise the same alarm (and a search, and these reads).

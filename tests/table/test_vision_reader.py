@@ -78,6 +78,29 @@ def test_the_committed_tiles_settle_where_the_board_is_and_which_way_round(tmp_p
     assert tracker.calibration.rotation == right.rotation
 
 
+def test_tiles_that_cannot_tell_do_not_turn_the_board() -> None:
+    # A play withdrawn and its tiles taken away: the committed OHIO on row 8 is gone, and two O's
+    # stand in column H. Turned a quarter either way, the grid reads one O of OHIO back, by chance;
+    # the grid it had reads none. One tile of four says nothing of a turn: the board stays.
+    ohio = [r if i != 7 else ".....OHIO......" for i, r in enumerate(EMPTY)]
+    o_in_h = [r if i not in (5, 9) else ".......O......." for i, r in enumerate(EMPTY)]
+    image, corners = frame(ohio, 6)
+    cal = calibrate(frame(EMPTY, 7)[0], corners, rotation=0, use_markers=False)
+    tracker = Tracker(cal)
+    reader = VisionReader(tracker=tracker)
+    reader.read(image)
+    reader.commit(ohio)
+    gone, _ = frame(o_in_h, 8)
+    placed = [(7, c) for c in range(5, 9)]
+    turned = [np.roll(corners, -k, axis=0).astype(np.float32) for k in (1, 3)]
+    reads = [reader.reader.read(gone, t, squares=placed, look_again=False).grid[7][5:9] for t in turned]
+    assert any(sum(a == b for a, b in zip(r, "OHIO")) == 1 for r in reads), reads  # the chance read
+    for t in turned:  # the tracker's search found the grid, turned
+        got = reader._orient(gone, t, cal)
+        assert np.abs(got - corners).max() < 1.0
+        assert np.abs(tracker.calibration.corners - corners).max() < 1.0 and tracker.calibration.rotation == 0
+
+
 def test_a_false_alarm_is_raised_once_not_at_every_frame() -> None:
     # Calibrated on the empty board; a board filling with tiles shows fewer of its lines where
     # they were (tile edges beside them), and the check, held to the empty board, says "moved".
