@@ -131,7 +131,7 @@ class VisionReader:
             # The tiles cannot tell (a play withdrawn and its tiles taken away, another laid over
             # them): one sideways letter read as the right one by chance must not turn the board
             # a quarter. A board the tiles do not say was turned was at most nudged.
-            k = min(range(4), key=lambda j: float(np.linalg.norm(candidates[j] - old, axis=1).sum()))
+            k = _nearest_turn(corners, old)
         if at_old >= scores[k]:
             # It had not moved: the tiles put down since fooled the check. Later frames are held
             # to this one, or each would raise the same alarm (and a search, and these reads).
@@ -166,7 +166,8 @@ class VisionReader:
         cells = squares.mean(axis=(1, 3))
         m = px // 5  # the middle: the neighbours' edges and shadows left out
         middle = squares[:, m:px - m, :, m:px - m, 0].transpose(0, 2, 1, 3).reshape(N, N, -1)
-        ink = np.partition(middle, int(0.9 * middle.shape[2]), axis=2)[:, :, int(0.9 * middle.shape[2])]
+        tenth = int(0.9 * middle.shape[2])  # the tenth of the middle that differs most starts here
+        ink = np.partition(middle, tenth, axis=2)[:, :, tenth]
         changed = ((cells[..., 0] > self.change_threshold) | (cells[..., 1:].sum(axis=2) > self.colour_threshold)
                    | (ink > self.ink_threshold))
         return [(int(r), int(c)) for r, c in zip(*np.nonzero(changed))]
@@ -236,10 +237,12 @@ class VisionReader:
 def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
     """The corners in the cyclic order that keeps A1 nearest where it was (an empty board's
     pattern is the same in all four turns, so the last frame decides)."""
-    if previous is None:
-        return corners
-    turns = [np.roll(corners, -k, axis=0) for k in range(4)]
-    return min(turns, key=lambda c: float(np.linalg.norm(c - previous, axis=1).sum()))
+    return corners if previous is None else np.roll(corners, -_nearest_turn(corners, previous), axis=0)
+
+
+def _nearest_turn(corners: np.ndarray, previous: np.ndarray) -> int:
+    """How many places to roll ``corners`` (``np.roll(corners, -k, axis=0)``) to keep A1 nearest ``previous``."""
+    return min(range(4), key=lambda k: float(np.linalg.norm(np.roll(corners, -k, axis=0) - previous, axis=1).sum()))
 
 
 def default_locator() -> Callable[[np.ndarray], np.ndarray | None] | None:
