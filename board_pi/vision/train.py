@@ -291,6 +291,18 @@ def augment(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
     return x.clip(0, 255)
 
 
+def as_input(x: np.ndarray):
+    """Patches (n, side, side, 3) BGR 0-255 as the network takes them: a float tensor (n, 3, side,
+    side) scaled to [-1, 1], as :meth:`.Reader._blob` scales them for OpenCV."""
+    import torch
+
+    return torch.from_numpy(((x.astype(np.float32) - 127.5) / 127.5).transpose(0, 3, 1, 2))
+
+
+RECALIBRATION_PATCHES = 24_000
+"""How many plain training patches :func:`recalibrate` measures the batch norms on."""
+
+
 def recalibrate(model, x: np.ndarray, batch: int = 256) -> None:
     """The batch norms' statistics measured anew on plain patches ``x`` (no augmentation) with the
     trained weights, then ``model`` in eval mode, as it is exported. The running averages kept in
@@ -307,7 +319,7 @@ def recalibrate(model, x: np.ndarray, batch: int = 256) -> None:
     model.train()
     with torch.no_grad():
         for i in range(0, len(x), batch):
-            model(torch.from_numpy(((x[i:i + batch].astype(np.float32) - 127.5) / 127.5).transpose(0, 3, 1, 2)))
+            model(as_input(x[i:i + batch]))
     model.eval()
 
 
@@ -405,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
         tot, correct, seen = 0.0, 0, 0
         for b in range(len(X) // bs):
             idx = order[b * bs:(b + 1) * bs]
-            xb = torch.from_numpy(((augment(rng, X[idx]) - 127.5) / 127.5).transpose(0, 3, 1, 2).astype(np.float32))
+            xb = as_input(augment(rng, X[idx]))
             yb = torch.from_numpy(Y[idx])
             logits, _ = model(xb)
             loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
@@ -423,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"epoch {epoch + 1}/{args.epochs}: loss {tot / seen:.4f} train acc {correct / seen:.4f} "
               f"({time.time() - t0:.0f}s)", flush=True)
 
-    recalibrate(model, X[rng.choice(len(X), min(len(X), 24_000), replace=False)])
+    recalibrate(model, X[rng.choice(len(X), min(len(X), RECALIBRATION_PATCHES), replace=False)])
     if args.save_torch:
         torch.save(model.state_dict(), args.save_torch)
     out = Path(args.out)
@@ -439,8 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     made = {
         "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
-        "patch": PATCH, "square_px": SQUARE_PX, "parameters": params,
-        "batch_norms": "measured again after training, on 24,000 plain training patches", "classes": list(classes),
+        "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
+        "batch_norms": f"measured again after training, on {min(len(X), RECALIBRATION_PATCHES):,} plain patches",
         "warm_start": _model_name(args.init) if args.init else None, "torch": torch.__version__,
         # (the accents network takes from them only their tiles of a family's plain letter)
         "real_training_photos": [p.name for p, _, _ in real],
