@@ -41,6 +41,9 @@ model: $(STAMP)-run
 	else echo "note: install the fonts for training: sudo apt-get install $(FONT_PACKAGES)"; fi
 	$(PY) -m pip install --quiet torch==2.13.0 onnx
 	$(PY) -W ignore -m board_pi.vision.train
+	$(PY) -W ignore -m board_pi.vision.train --seed 11 --boards 1000 --epochs 8 --lr 3e-4 \
+		--set-weights german=2,spanish=2,polish=3 --init board_pi/vision/model/tiles.onnx \
+		--out board_pi/vision/model/second/tiles.onnx
 	$(PY) -W ignore -m board_pi.vision.train --accents --seed 21 --boards 1200 --epochs 8 --lr 1e-3 \
 		--init board_pi/vision/model/tiles.onnx --out board_pi/vision/model/accents/tiles.onnx
 	$(PY) -W ignore -m board_pi.vision.train --accents --seed 22 --boards 1200 --epochs 8 --lr 1e-3 \

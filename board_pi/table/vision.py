@@ -108,6 +108,7 @@ class VisionReader:
         from dataclasses import replace
 
         from ..vision.calibration import held_to
+        from ..vision.locate import nearest_turn
 
         if self._ref_grid is None:
             return corners
@@ -131,7 +132,7 @@ class VisionReader:
             # The tiles cannot tell (a play withdrawn and its tiles taken away, another laid over
             # them): one sideways letter read as the right one by chance must not turn the board
             # a quarter. A board the tiles do not say was turned was at most nudged.
-            k = _nearest_turn(corners, old)
+            k = nearest_turn(corners, old)
         if at_old >= scores[k]:
             # It had not moved: the tiles put down since fooled the check. Later frames are held
             # to this one, or each would raise the same alarm (and a search, and these reads).
@@ -237,12 +238,9 @@ class VisionReader:
 def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
     """The corners in the cyclic order that keeps A1 nearest where it was (an empty board's
     pattern is the same in all four turns, so the last frame decides)."""
-    return corners if previous is None else np.roll(corners, -_nearest_turn(corners, previous), axis=0)
+    from ..vision.locate import nearest_turn
 
-
-def _nearest_turn(corners: np.ndarray, previous: np.ndarray) -> int:
-    """How many places to roll ``corners`` (``np.roll(corners, -k, axis=0)``) to keep A1 nearest ``previous``."""
-    return min(range(4), key=lambda k: float(np.linalg.norm(np.roll(corners, -k, axis=0) - previous, axis=1).sum()))
+    return corners if previous is None else np.roll(corners, -nearest_turn(corners, previous), axis=0)
 
 
 def default_locator() -> Callable[[np.ndarray], np.ndarray | None] | None:

@@ -33,7 +33,7 @@ from board_pi.files import write_json
 from board_pi.vision.frames import as_bgr
 from board_pi.vision.geometry import GRID, PREMIUM_MASK, grid_to_image, warp_grid
 from board_pi.vision.empty import EmptyLook
-from board_pi.vision.locate import BoardLocation, find_board
+from board_pi.vision.locate import BoardLocation, find_board, nearest_turn
 from board_pi.vision.read import empty_look
 
 FORMAT_VERSION = 1
@@ -431,14 +431,7 @@ def held_to(cal: Calibration, image: np.ndarray, covered: np.ndarray | None = No
 
 def _closest_turn(new: BoardLocation, old_corners: np.ndarray) -> BoardLocation:
     """The turn of ``new`` that keeps square A1 nearest where it was (for boards only nudged)."""
-    best = None
-    for k in range(4):
-        cand = new.rotated(k)
-        d = float(np.linalg.norm(cand.corners - old_corners, axis=1).sum())
-        if best is None or d < best[0]:
-            best = (d, cand)
-    assert best is not None
-    return best[1]
+    return new.rotated(nearest_turn(new.corners, old_corners))
 
 
 class Tracker:

@@ -332,3 +332,18 @@ def test_the_finder_works_from_its_named_tuning() -> None:
     assert find_board(scene.image, tuning=replace(TUNING, min_squares=226)) is None
     loc = find_board(scene.image, tuning=replace(TUNING, work_sides=(1280,)))
     assert loc is not None and corner_error(loc.corners, scene.corners) < 0.2 * scene.square_px
+
+
+def test_a_board_found_again_keeps_the_turn_nearest_where_it_was() -> None:
+    import doctest
+
+    import board_pi.vision.locate as locate
+
+    assert doctest.testmod(locate).failed == 0
+    previous = np.array([[100, 100], [500, 110], [490, 500], [95, 490]], np.float32)
+    nudged = previous + np.float32(6)
+    for k in range(4):
+        found = np.roll(nudged, k, axis=0)  # the same grid, its corners named from another one
+        assert locate.nearest_turn(found, previous) == k
+        assert np.allclose(np.roll(found, -locate.nearest_turn(found, previous), axis=0), nudged)
+        assert np.allclose(BoardLocation(found, 1.0, 0, 1.0).rotated(k).corners, nudged)

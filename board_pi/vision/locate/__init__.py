@@ -79,6 +79,21 @@ class BoardLocation:
         )
 
 
+def nearest_turn(corners: np.ndarray, previous: np.ndarray) -> int:
+    """How many quarter turns (``np.roll(corners, -k, axis=0)``, as :meth:`BoardLocation.rotated`)
+    keep square A1 nearest where ``previous`` had it: an empty board's pattern is the same all four
+    ways, so a board found again, only nudged, keeps the turn it had.
+
+    >>> square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
+    >>> nearest_turn(np.roll(square, 1, axis=0), square)
+    1
+    """
+    def apart(k: int) -> float:
+        return float(np.linalg.norm(np.roll(corners, -k, axis=0) - previous, axis=1).sum())
+
+    return min(range(4), key=apart)
+
+
 def warp_board(image: np.ndarray, corners: np.ndarray, square_px: int = 64, margin: float = 0.0) -> np.ndarray:
     """Rectify the grid to a top-down image, row 1 at the top, column A at the left.
 
