@@ -299,6 +299,15 @@ def as_input(x: np.ndarray):
     return torch.from_numpy(((x.astype(np.float32) - 127.5) / 127.5).transpose(0, 3, 1, 2))
 
 
+def _forward(model, x: np.ndarray, batch: int) -> None:
+    """Patches ``x`` through ``model`` in batches, for what its batch norms or hooks see."""
+    import torch
+
+    with torch.no_grad():
+        for i in range(0, len(x), batch):
+            model(as_input(x[i:i + batch]))
+
+
 def match_norms(model, x: np.ndarray, batch: int = 256) -> None:
     """After :func:`warm_start`, each batch norm set so that training starts from the earlier
     model's own function. ``warm_start`` leaves the norms as the identity, which is the exported
@@ -323,9 +332,7 @@ def match_norms(model, x: np.ndarray, batch: int = 256) -> None:
     hooks = [m.register_forward_hook(measure) for m in norms]
     model.eval()  # the identity norms: the earlier model exactly
     try:
-        with torch.no_grad():
-            for i in range(0, len(x), batch):
-                model(as_input(x[i:i + batch]))
+        _forward(model, x, batch)
     finally:
         for h in hooks:
             h.remove()
@@ -341,7 +348,14 @@ def match_norms(model, x: np.ndarray, batch: int = 256) -> None:
 
 
 RECALIBRATION_PATCHES = 24_000
-"""How many plain training patches :func:`recalibrate` measures the batch norms on."""
+"""How many plain training patches :func:`match_norms` and :func:`recalibrate` measure the batch
+norms on."""
+
+
+def plain_patches(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """The training patches the batch norms are measured on: :data:`RECALIBRATION_PATCHES` of
+    ``x`` drawn without augmentation (all of them when there are fewer)."""
+    return x[rng.choice(len(x), min(len(x), RECALIBRATION_PATCHES), replace=False)]
 
 
 def recalibrate(model, x: np.ndarray, batch: int = 256) -> None:
@@ -350,7 +364,6 @@ def recalibrate(model, x: np.ndarray, batch: int = 256) -> None:
     training follow weights still moving and inputs augmented. An accents network warm-started at
     twice the square size (2026-11-27, model/README.md) read 96% of its training patches right
     while training and 57% as exported; with its statistics measured again, 92-95%."""
-    import torch
     import torch.nn as nn
 
     for m in model.modules():
@@ -358,9 +371,7 @@ def recalibrate(model, x: np.ndarray, batch: int = 256) -> None:
             m.reset_running_stats()
             m.momentum = None  # a plain average over all the batches
     model.train()
-    with torch.no_grad():
-        for i in range(0, len(x), batch):
-            model(as_input(x[i:i + batch]))
+    _forward(model, x, batch)
     model.eval()
 
 
@@ -447,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.init:
         print(f"warm start from {args.init}: {warm_start(model, Path(args.init), classes)} classes carried over",
               flush=True)
-        match_norms(model, X[rng.choice(len(X), min(len(X), RECALIBRATION_PATCHES), replace=False)])
+        match_norms(model, plain_patches(rng, X))
     bs = 256
     steps = args.epochs * (len(X) // bs)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -477,7 +488,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"epoch {epoch + 1}/{args.epochs}: loss {tot / seen:.4f} train acc {correct / seen:.4f} "
               f"({time.time() - t0:.0f}s)", flush=True)
 
-    recalibrate(model, X[rng.choice(len(X), min(len(X), RECALIBRATION_PATCHES), replace=False)])
+    measured = plain_patches(rng, X)
+    recalibrate(model, measured)
     if args.save_torch:
         torch.save(model.state_dict(), args.save_torch)
     out = Path(args.out)
@@ -495,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
         "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
         "batch_norms": (("set from the warm start's own function (match_norms), then " if args.init else "")
-                        + f"measured again after training, on {min(len(X), RECALIBRATION_PATCHES):,} plain patches"),
+                        + f"measured again after training, on {len(measured):,} plain patches"),
         "warm_start": _model_name(args.init) if args.init else None, "torch": torch.__version__,
         # (the accents network takes from them only their tiles of a family's plain letter)
         "real_training_photos": [p.name for p, _, _ in real],
