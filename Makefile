@@ -48,6 +48,8 @@ model: $(STAMP)-run
 		--init board_pi/vision/model/tiles.onnx --out board_pi/vision/model/accents/tiles.onnx
 	$(PY) -W ignore -m board_pi.vision.train --accents --seed 22 --boards 1200 --epochs 8 --lr 1e-3 \
 		--init board_pi/vision/model/second/tiles.onnx --out board_pi/vision/model/accents/second/tiles.onnx
+	$(PY) -W ignore -m board_pi.vision.train --values --seed 17 --boards 1500 --epochs 6 --real-variants 8 \
+		--out board_pi/vision/model/values/tiles.onnx
 
 font-packages:
 	@echo $(FONT_PACKAGES)

@@ -16,6 +16,11 @@ Usage: ``python -m board_pi.vision.train [--boards 1000] [--epochs 10] [--seed 4
 With ``--accents``, the accents network instead (``model/accents/``, :mod:`.accents`): the same
 network telling apart only the faces of families (A Ą Ä, Z Ź Ż, ...), warm-started from the tile
 model (``--init``) and trained on boards dense with those faces (:func:`accent_board`).
+
+With ``--values``, the value network (``model/values/``, :mod:`.values`): the same network reading
+the value printed at a tile's bottom right (or none), from scratch, on the tiles of rendered
+boards (:func:`value_board`) and of the real training photos, cut as :func:`.values.value_patches`
+cuts them.
 """
 
 from __future__ import annotations
@@ -108,8 +113,15 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     return patches(warped, sq), y
 
 
-def real_variants(path: Path, truth: list[str], corners: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` re-cuts of one real photo with jittered corners, scale, blur, colour and JPEG."""
+def tile_patches(image: np.ndarray, corners: np.ndarray, squares: list[tuple[int, int]]) -> np.ndarray:
+    """The tile model's patches of ``squares``, cut as :mod:`.read` cuts them."""
+    return patches(_warp(image, corners), squares)
+
+
+def real_variants(path: Path, truth: list[str], corners: np.ndarray, n: int, seed: int,
+                  cut=tile_patches) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` re-cuts of one real photo with jittered corners, scale, blur, colour and JPEG;
+    ``cut`` cuts the patches (the value network's: :func:`.values.value_patches`)."""
     rng = np.random.default_rng(seed)
     img0 = cv2.imread(str(path))
     xs, ys = [], []
@@ -124,7 +136,7 @@ def real_variants(path: Path, truth: list[str], corners: np.ndarray, n: int, see
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 95))])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         c = jitter_corners(rng, corners * f, rng.uniform(0.02, 0.12))
-        xs.append(patches(_warp(img, c), sq))
+        xs.append(cut(img, c, sq))
         ys.append(y)
     return np.concatenate(xs), np.concatenate(ys)
 
@@ -183,6 +195,46 @@ def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     sq = [(i, j) for i in range(N) for j in range(N) if rows[i][j] != "." and not r.occluded[i, j]]
     y = np.array([ACCENT_CLASSES.index(rows[i][j]) for i, j in sq], np.int64)
     return patches(warped, sq), y
+
+
+def value_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Value patches (:func:`.values.value_patches`) and labels (indices into :data:`.values.VALUE_CLASSES`) of the tiles of one
+    rendered board of a set drawn as :func:`synthetic_board` draws it (a sixth of the tiles
+    blanks, which show no value), its styles drawn as :func:`accent_board` draws them. Only the
+    tiles are kept: the value network is asked only about squares read as tiles."""
+    from board_pi.vision.values import value_label, value_patches
+
+    rng = np.random.default_rng(seed + 3_000_003)
+    others = [ts for ts in TILE_SETS.values() if ts is not ENGLISH]
+    tiles = ENGLISH if rng.random() < SET_SHARE else others[int(rng.integers(len(others)))]
+    rows = random_rows(rng, blanks=0.16, tiles=tiles)
+    size = SIZES[rng.integers(len(SIZES))]
+    style = edition_style(rng) if rng.random() < 0.15 else random_style(rng)
+    if rng.random() < 0.33:
+        style = tiles_like_squares(rng, style)
+    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
+    corners = jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15))
+    cells = [split_row(row) for row in rows]
+    sq = [(i, j) for i in range(N) for j in range(N) if cells[i][j] != "." and not r.occluded[i, j]]
+    # a style that prints no values shows none on any tile
+    y = np.array([value_label(cells[i][j], tiles) if style.show_values else 0 for i, j in sq], np.int64)
+    return value_patches(r.image, corners, sq), y
+
+
+def evaluate_values(path: Path, seeds: Iterable[int]) -> dict:
+    """The value network at ``path`` on boards of :func:`value_board` (seeds never trained on),
+    through OpenCV as the reader runs it: tiles, and the share whose value is read right."""
+    net = cv2.dnn.readNetFromONNX(str(path))
+    right = total = 0
+    for seed in seeds:
+        x, y = value_board(seed)
+        if not len(x):
+            continue
+        net.setInput(Reader._blob(x))
+        logits = net.forward("logits").reshape(len(x), -1)
+        right += int((logits.argmax(1) == y).sum())
+        total += len(y)
+    return {"tiles": total, "accuracy": round(right / max(total, 1), 5)}
 
 
 def evaluate_accents(path: Path, seeds: Iterable[int]) -> dict:
@@ -397,6 +449,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--accents", action="store_true",
                     help="train the accents network (model/accents/: the faces of families, A Ą Ä, Z Ź Ż, ...) "
                          "on boards dense with them, instead of the tile model")
+    ap.add_argument("--values", action="store_true",
+                    help="train the value network (model/values/: the value printed on a tile, or none) "
+                         "instead of the tile model")
     args = ap.parse_args(argv)
     try:
         set_weights = {k.strip(): float(v) for k, v in (x.split("=") for x in args.set_weights.split(",") if x)}
@@ -421,7 +476,11 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     from board_pi.vision.accents import ACCENT_CLASSES
 
-    classes = ACCENT_CLASSES if args.accents else CLASSES
+    from board_pi.vision.values import VALUE_CLASSES, value_label, value_patches
+
+    if args.accents and args.values:
+        ap.error("--accents and --values train different networks: one at a time")
+    classes = ACCENT_CLASSES if args.accents else VALUE_CLASSES if args.values else CLASSES
     real = load_real(["board_001", "board_002", "board_003"]) + load_hand_labelled()
     if args.cache and Path(args.cache).is_file():
         with np.load(args.cache) as z:
@@ -429,8 +488,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         seeds = [args.seed * 100_000 + i for i in range(args.boards)]
         with mp.Pool(args.workers) as pool:
-            if args.accents:
-                parts = pool.map(accent_board, seeds, chunksize=8)
+            if args.accents or args.values:
+                parts = pool.map(accent_board if args.accents else value_board, seeds, chunksize=8)
             else:
                 parts = pool.starmap(synthetic_board, [(s, args.empty_keep, set_weights or None, args.edition_share)
                                                       for s in seeds],
@@ -438,17 +497,21 @@ def main(argv: list[str] | None = None) -> int:
         xs = [p[0] for p in parts]
         ys = [p[1] for p in parts]
         for k, (img, truth, corners) in enumerate(real):
-            x, y = real_variants(img, truth, corners, args.real_variants, args.seed * 10 + k)
+            x, y = real_variants(img, truth, corners, args.real_variants, args.seed * 10 + k,
+                                 value_patches if args.values else tile_patches)
             if args.accents:  # the real tiles of a family's plain letter (A, E, L, ...), as the accents network numbers them
                 keep = np.isin(np.array(CLASSES)[y], classes)
                 x, y = x[keep], np.array([classes.index(CLASSES[j]) for j in y[keep]], np.int64)
+            elif args.values:  # the real photos' tiles, of the English set (a blank: no value)
+                keep = y != 0
+                x, y = x[keep], np.array([value_label(CLASSES[j], ENGLISH) for j in y[keep]], np.int64)
             xs.append(x)
             ys.append(y)
         X = np.concatenate(xs)
         Y = np.concatenate(ys)
         if args.cache:
             np.savez(args.cache, X=X, Y=Y)
-    what = "" if args.accents else f" ({(Y == 0).mean():.0%} empty)"
+    what = "" if args.accents or args.values else f" ({(Y == 0).mean():.0%} empty)"
     print(f"data: {len(X)} patches{what} from {args.boards} boards and "
           f"{len(real)} real photos in {time.time() - t0:.0f}s", flush=True)
 
@@ -517,6 +580,17 @@ def main(argv: list[str] | None = None) -> int:
         print("held-out accent boards:", json.dumps(figures), flush=True)
         recipe = {"network": "accents", **made, "sets": ACCENT_SETS, "training_seconds": round(time.time() - t0),
                   "held_out_accent_boards": figures}
+        (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    if args.values:
+        figures = evaluate_values(out, range(10_000_000, 10_000_000 + args.val_boards))
+        print("held-out value boards:", json.dumps(figures), flush=True)
+        from board_pi.vision.values import CORNER, VALUE_PATCH
+
+        made.pop("square_px")  # cut from the image itself, not from the board at 36 pixels a square
+        recipe = {"network": "values", **made, "cut": {"start": CORNER[0], "span": CORNER[1], "side": VALUE_PATCH},
+                  "training_seconds": round(time.time() - t0),
+                  "held_out_value_boards": figures}
         (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
         return 0
 
