@@ -406,7 +406,8 @@ class Reader:
     VALUES = "values"
     """The folder beside a model that holds its value network (:mod:`~board_pi.vision.values`):
     ``tiles.onnx`` and its ``recipe.json``, classes :data:`~board_pi.vision.values.VALUE_CLASSES`,
-    the model's patch size. A model with no such folder reads without looking at the values."""
+    trained on patches cut as :func:`~board_pi.vision.values.value_patches` cuts them (the
+    recipe's ``cut``). A model with no such folder reads without looking at the values."""
 
     VALUE_SURE = 0.99
     """A square read as a tile with less belief than this has its value read too, and its tile

@@ -198,10 +198,11 @@ def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def value_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Value patches (:func:`.values.value_patches`) and labels (indices into :data:`.values.VALUE_CLASSES`) of the tiles of one
-    rendered board of a set drawn as :func:`synthetic_board` draws it (a sixth of the tiles
-    blanks, which show no value), its styles drawn as :func:`accent_board` draws them. Only the
-    tiles are kept: the value network is asked only about squares read as tiles."""
+    """Value patches (:func:`.values.value_patches`) and labels (indices into
+    :data:`.values.VALUE_CLASSES`) of the tiles of one rendered board of a set drawn as
+    :func:`synthetic_board` draws it (a sixth of the tiles blanks, which show no value), its
+    styles drawn as :func:`accent_board` draws them. Only the tiles are kept: the value network
+    is asked only about squares read as tiles."""
     from board_pi.vision.values import value_label, value_patches
 
     rng = np.random.default_rng(seed + 3_000_003)
@@ -221,37 +222,32 @@ def value_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     return value_patches(r.image, corners, sq), y
 
 
-def evaluate_values(path: Path, seeds: Iterable[int]) -> dict:
-    """The value network at ``path`` on boards of :func:`value_board` (seeds never trained on),
-    through OpenCV as the reader runs it: tiles, and the share whose value is read right."""
+def _tiles_read_right(path: Path, board, seeds: Iterable[int]) -> dict:
+    """The network at ``path`` on the patches and labels ``board(seed)`` gives for ``seeds``
+    (never trained on), through OpenCV as the reader runs it: tiles, and the share read right."""
     net = cv2.dnn.readNetFromONNX(str(path))
     right = total = 0
     for seed in seeds:
-        x, y = value_board(seed)
+        x, y = board(seed)
         if not len(x):
             continue
-        net.setInput(Reader._blob(x))
+        net.setInput(Reader._blob(x))  # scaled as the reader scales them
         logits = net.forward("logits").reshape(len(x), -1)
         right += int((logits.argmax(1) == y).sum())
         total += len(y)
     return {"tiles": total, "accuracy": round(right / max(total, 1), 5)}
+
+
+def evaluate_values(path: Path, seeds: Iterable[int]) -> dict:
+    """The value network at ``path`` on boards of :func:`value_board`: how many tiles' values it
+    reads right."""
+    return _tiles_read_right(path, value_board, seeds)
 
 
 def evaluate_accents(path: Path, seeds: Iterable[int]) -> dict:
-    """The accents network at ``path`` on boards of :func:`accent_board` (seeds never trained on),
-    through OpenCV as the reader runs it, over all its classes (the reader asks it only within a
-    family of the set, an easier question): tiles, and the share read right."""
-    net = cv2.dnn.readNetFromONNX(str(path))
-    right = total = 0
-    for seed in seeds:
-        x, y = accent_board(seed)
-        if not len(x):
-            continue
-        net.setInput(Reader._blob(x))  # cut and scaled as the reader does
-        logits = net.forward("logits").reshape(len(x), -1)
-        right += int((logits.argmax(1) == y).sum())
-        total += len(y)
-    return {"tiles": total, "accuracy": round(right / max(total, 1), 5)}
+    """The accents network at ``path`` on boards of :func:`accent_board`, over all its classes
+    (the reader asks it only within a family of the set, an easier question)."""
+    return _tiles_read_right(path, accent_board, seeds)
 
 
 def build_model(n_classes: int = len(CLASSES), emb: int = 96):
@@ -453,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="train the value network (model/values/: the value printed on a tile, or none) "
                          "instead of the tile model")
     args = ap.parse_args(argv)
+    if args.accents and args.values:
+        ap.error("--accents and --values train different networks: one at a time")
     try:
         set_weights = {k.strip(): float(v) for k, v in (x.split("=") for x in args.set_weights.split(",") if x)}
     except ValueError:
@@ -478,8 +476,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from board_pi.vision.values import VALUE_CLASSES, value_label, value_patches
 
-    if args.accents and args.values:
-        ap.error("--accents and --values train different networks: one at a time")
     classes = ACCENT_CLASSES if args.accents else VALUE_CLASSES if args.values else CLASSES
     real = load_real(["board_001", "board_002", "board_003"]) + load_hand_labelled()
     if args.cache and Path(args.cache).is_file():

@@ -105,7 +105,8 @@ def test_the_value_look_reads_tiles_the_model_misses() -> None:
     looked, not_looked = Reader(tiles=polish), Reader(tiles=polish)
     not_looked.values_net = None
     assert evaluate_synthetic(looked, seeds, tiles=polish)["errors"] == []
-    assert evaluate_synthetic(not_looked, seeds, tiles=polish)["errors"] == ["#25007004 J6: Ł->E", "#25007110 E11: Ł->L", "#25007178 A12: Ł->E"]
+    assert evaluate_synthetic(not_looked, seeds, tiles=polish)["errors"] == [
+        "#25007004 J6: Ł->E", "#25007110 E11: Ł->L", "#25007178 A12: Ł->E"]
 
 
 def test_doctests() -> None:
