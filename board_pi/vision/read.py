@@ -35,7 +35,8 @@ from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER,
 from board_pi.vision.frames import FrameSourceError, as_bgr
 from board_pi.vision.geometry import warp_grid
 from board_pi.vision.locate import tile_orientation_votes
-from board_pi.vision.values import CORNER, VALUE_CLASSES, VALUE_PATCH, value_patches, weigh_values
+from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
+from board_pi.vision.values import cut as value_cut
 
 N = 15
 EMPTY_CLASS = "."
@@ -421,8 +422,7 @@ class Reader:
         if not path.is_file():
             return None
         recipe = _recipe(path)
-        cut = {"start": CORNER[0], "span": CORNER[1], "side": VALUE_PATCH}
-        if tuple(recipe.get("classes") or ()) != VALUE_CLASSES or recipe.get("cut") != cut:
+        if tuple(recipe.get("classes") or ()) != VALUE_CLASSES or recipe.get("cut") != value_cut():
             raise ReadError(f"the value network {path} reads other values or cuts than this board-pi: "
                             "rebuild it (`make model`), or remove the folder")
         return cv2.dnn.readNetFromONNX(str(path))
@@ -430,14 +430,12 @@ class Reader:
     def value_probs(self, blob: np.ndarray) -> np.ndarray:
         """The value network's probabilities (patches, :data:`~.values.VALUE_CLASSES`) of the
         patches in ``blob`` (as :meth:`_blob` makes it)."""
-        out = []
-        for i in range(0, len(blob), self.FORWARD_BATCH):
-            part = blob[i:i + self.FORWARD_BATCH]
-            self.values_net.setInput(part)
-            lo = self.values_net.forward("logits").reshape(len(part), -1)
-            e = np.exp(lo - lo.max(1, keepdims=True))
-            out.append(e / e.sum(1, keepdims=True))
-        return np.concatenate(out) if out else np.zeros((0, len(VALUE_CLASSES)), np.float32)
+        if not len(blob):
+            return np.zeros((0, len(VALUE_CLASSES)), np.float32)
+        # (it has the tile model's two outputs, and OpenCV gives all of a net's outputs or one by name)
+        lo = self._forward(self.values_net, blob, self.outputs)[0]
+        e = np.exp(lo - lo.max(1, keepdims=True))
+        return e / e.sum(1, keepdims=True)
 
     def _value_look(self, image: np.ndarray, corners: np.ndarray, squares: Sequence[tuple[int, int]],
                     p: np.ndarray) -> np.ndarray:
@@ -514,17 +512,20 @@ class Reader:
     time per patch hardly at all: reading whole boards 32 patches at a time peaks 55 MB lower
     than all 225 at once (161 MB against 216 here), in the same 84 ms a board."""
 
-    def _probs(self, net: Any, blob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """One network's class probabilities over the set's own classes, and its L2-normalised
-        embeddings."""
-        logits, emb = [], []
+    def _forward(self, net: Any, blob: np.ndarray, outputs: list[str]) -> list[np.ndarray]:
+        """``net``'s ``outputs`` for the patches of ``blob``, :attr:`FORWARD_BATCH` at a time,
+        each (patches, -1)."""
+        parts = []
         for i in range(0, max(len(blob), 1), self.FORWARD_BATCH):
             part = blob[i:i + self.FORWARD_BATCH]
             net.setInput(part)
-            lo, em = net.forward(self.outputs)
-            logits.append(lo.reshape(len(part), -1))
-            emb.append(em.reshape(len(part), -1))
-        lo, em = np.concatenate(logits), np.concatenate(emb)
+            parts.append([out.reshape(len(part), -1) for out in net.forward(outputs)])
+        return [np.concatenate(out) for out in zip(*parts)]
+
+    def _probs(self, net: Any, blob: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One network's class probabilities over the set's own classes, and its L2-normalised
+        embeddings."""
+        lo, em = self._forward(net, blob, self.outputs)
         p = np.exp(lo - lo.max(1, keepdims=True)) * self._of_the_set()
         return p / p.sum(1, keepdims=True), em / (np.linalg.norm(em, axis=1, keepdims=True) + 1e-6)
 

@@ -37,10 +37,10 @@ import cv2
 import numpy as np
 
 from board_pi.rules.board import split_row
-from board_pi.rules.tiles import ENGLISH, TILE_SETS, all_glyphs
+from board_pi.rules.tiles import ENGLISH, TILE_SETS, TileSet, all_glyphs
 from board_pi.vision.editions import edition_style
 from board_pi.vision.read import MODEL_PATH, N, PATCH, SQUARE_PX, Reader, _warp, label_of, patches
-from board_pi.vision.render import Style, jitter_colour, random_rows, random_style, render_board
+from board_pi.vision.render import Rendered, Style, jitter_colour, random_rows, random_style, render_board
 
 CLASSES: tuple[str, ...] = (".",) + all_glyphs() + ("?",)
 """What the model tells apart: empty, every face of every tile set (rules.tiles.TILE_SETS), a blank."""
@@ -68,6 +68,18 @@ def tiles_like_squares(rng: np.random.Generator, style: Style) -> Style:
     return replace(style, tile=tile, tile_kind=("plain", "wood")[int(rng.random() < 0.4)], ink=(25, 25, 30))
 
 
+def draw_set(rng: np.random.Generator, set_weights: dict[str, float] | None = None) -> TileSet:
+    """The tile set of a training board: English :data:`SET_SHARE` of the time, else one of the
+    others, each as often as the rest, or as ``set_weights`` weighs it (1 when not named)."""
+    others = [ts for ts in TILE_SETS.values() if ts is not ENGLISH]
+    if rng.random() < SET_SHARE:
+        return ENGLISH
+    if set_weights:  # a set whose glyphs are harder to tell apart, drawn more often
+        w = np.array([set_weights.get(ts.name, 1.0) for ts in others], np.float64)
+        return others[int(rng.choice(len(others), p=w / w.sum()))]
+    return others[int(rng.integers(len(others)))]
+
+
 def synthetic_board(seed: int, empty_keep: float = 0.35,
                     set_weights: dict[str, float] | None = None,
                     edition_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -82,14 +94,7 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     wooden boards); 0 for the committed model (a fine-tune with 0.3 read every set worse).
     """
     rng = np.random.default_rng(seed + 1_000_003)
-    others = [ts for name, ts in TILE_SETS.items() if ts is not ENGLISH]
-    if rng.random() < SET_SHARE:
-        tiles = ENGLISH
-    elif set_weights:  # a set whose glyphs are harder to tell apart, drawn more often
-        w = np.array([set_weights.get(ts.name, 1.0) for ts in others], np.float64)
-        tiles = others[int(rng.choice(len(others), p=w / w.sum()))]
-    else:
-        tiles = others[int(rng.integers(len(others)))]
+    tiles = draw_set(rng, set_weights)
     rows = random_rows(rng, blanks=0.16, tiles=tiles)
     size = SIZES[rng.integers(len(SIZES))]
     # (no draw when no editions are asked for: the committed model's data stay as they were)
@@ -171,6 +176,19 @@ ACCENT_SETS = {"polish": 0.6, "german": 0.25, "spanish": 0.15}
 for the accents network: Polish has eight families, German three, Spanish one."""
 
 
+def specialist_render(rng: np.random.Generator, seed: int, rows: list[str], tiles: TileSet) -> tuple[Rendered, np.ndarray, Style]:
+    """``rows`` rendered for a specialist network's training (:func:`accent_board`,
+    :func:`value_board`): a random size and pose, a club edition 15% of the time, tiles the
+    colour of their squares a third of the time; and its corners disturbed as a board finder
+    would disturb them; and the style drawn."""
+    size = SIZES[rng.integers(len(SIZES))]
+    style = edition_style(rng) if rng.random() < 0.15 else random_style(rng)
+    if rng.random() < 0.33:
+        style = tiles_like_squares(rng, style)
+    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
+    return r, jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15)), style
+
+
 def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Patches and labels (indices into :data:`.accents.ACCENT_CLASSES`) of the tiles of one
     rendered board dense with faces of families, every face of a family as often as the others
@@ -186,12 +204,8 @@ def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     density = rng.uniform(0.25, 0.6)
     rows = ["".join(faces[int(rng.integers(len(faces)))] if rng.random() < density else "." for _ in range(N))
             for _ in range(N)]
-    size = SIZES[rng.integers(len(SIZES))]
-    style = edition_style(rng) if rng.random() < 0.15 else random_style(rng)
-    if rng.random() < 0.33:
-        style = tiles_like_squares(rng, style)
-    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
-    warped = _warp(r.image, jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15)))
+    r, corners, _ = specialist_render(rng, seed, rows, tiles)
+    warped = _warp(r.image, corners)
     sq = [(i, j) for i in range(N) for j in range(N) if rows[i][j] != "." and not r.occluded[i, j]]
     y = np.array([ACCENT_CLASSES.index(rows[i][j]) for i, j in sq], np.int64)
     return patches(warped, sq), y
@@ -206,15 +220,9 @@ def value_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     from board_pi.vision.values import value_label, value_patches
 
     rng = np.random.default_rng(seed + 3_000_003)
-    others = [ts for ts in TILE_SETS.values() if ts is not ENGLISH]
-    tiles = ENGLISH if rng.random() < SET_SHARE else others[int(rng.integers(len(others)))]
+    tiles = draw_set(rng)
     rows = random_rows(rng, blanks=0.16, tiles=tiles)
-    size = SIZES[rng.integers(len(SIZES))]
-    style = edition_style(rng) if rng.random() < 0.15 else random_style(rng)
-    if rng.random() < 0.33:
-        style = tiles_like_squares(rng, style)
-    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
-    corners = jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15))
+    r, corners, style = specialist_render(rng, seed, rows, tiles)
     cells = [split_row(row) for row in rows]
     sq = [(i, j) for i in range(N) for j in range(N) if cells[i][j] != "." and not r.occluded[i, j]]
     # a style that prints no values shows none on any tile
@@ -581,10 +589,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.values:
         figures = evaluate_values(out, range(10_000_000, 10_000_000 + args.val_boards))
         print("held-out value boards:", json.dumps(figures), flush=True)
-        from board_pi.vision.values import CORNER, VALUE_PATCH
+        from board_pi.vision.values import cut
 
         made.pop("square_px")  # cut from the image itself, not from the board at 36 pixels a square
-        recipe = {"network": "values", **made, "cut": {"start": CORNER[0], "span": CORNER[1], "side": VALUE_PATCH},
+        recipe = {"network": "values", **made, "cut": cut(),
                   "training_seconds": round(time.time() - t0),
                   "held_out_value_boards": figures}
         (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")

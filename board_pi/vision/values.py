@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from board_pi.rules.tiles import TILE_SETS, TileSet
+from board_pi.vision.geometry import grid_to_image
 
 CORNER = (0.38, 0.72)
 """Where a value patch starts in its square (a share of the square from its top left, both ways)
@@ -31,6 +32,14 @@ for a tile lying off centre."""
 VALUE_PATCH = 52
 """A value patch's side in pixels: the bottom right of a square at about twice the tile model's
 resolution (72 pixels a square against 36), where the printed value is a dozen pixels tall."""
+
+
+
+def cut() -> dict[str, float]:
+    """How value patches are cut, as a value network's recipe records it (the reader refuses a
+    network trained on patches cut otherwise)."""
+    return {"start": CORNER[0], "span": CORNER[1], "side": VALUE_PATCH}
+
 
 NO_VALUE = "none"
 VALUE_CLASSES: tuple[str, ...] = (NO_VALUE,) + tuple(
@@ -43,17 +52,15 @@ def value_patches(image: np.ndarray, corners: np.ndarray, squares: Sequence[tupl
     """The bottom right (:data:`CORNER`) of each of ``squares`` (row, column) of the board whose
     15x15 grid has ``corners`` (top left, top right, bottom right, bottom left) in ``image``,
     each cut straight from the image at ``side`` pixels: (n, side, side, 3)."""
-    n = 15
-    grid = cv2.getPerspectiveTransform(np.float32([[0, 0], [n, 0], [n, n], [0, n]]),
-                                       np.asarray(corners, np.float32).reshape(4, 2))
+    grid = grid_to_image(corners)
     start, span = CORNER
     out = np.empty((len(squares), side, side, 3), np.uint8)
     for i, (r, c) in enumerate(squares):
         # patch pixel -> grid position (pixel centres) -> image
-        cut = np.array([[span / side, 0, c + start + span / side / 2],
+        to_grid = np.array([[span / side, 0, c + start + span / side / 2],
                         [0, span / side, r + start + span / side / 2],
                         [0, 0, 1]])
-        out[i] = cv2.warpPerspective(image, grid @ cut, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        out[i] = cv2.warpPerspective(image, grid @ to_grid, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                      borderMode=cv2.BORDER_REPLICATE)
     return out
 

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from board_pi.rules.board import split_row
 from board_pi.rules.tiles import TILE_SETS
 from board_pi.vision.evaluate import evaluate_synthetic, game_like_rows
 from board_pi.vision.read import MODEL_PATH, ReadError, Reader
@@ -89,9 +90,10 @@ def test_the_value_network_reads_the_values_of_unseen_boards() -> None:
         seed = 20_000_010 + k
         rows = game_like_rows(np.random.default_rng(seed), tiles)
         r = render_board(rows, seed=seed, tiles=tiles)
-        sq = [(i, j) for i in range(15) for j in range(15) if rows[i][j] != "." and not r.occluded[i, j]]
+        cells = [split_row(row) for row in rows]  # (a Spanish row holds CH, LL and RR tiles)
+        sq = [(i, j) for i in range(15) for j in range(15) if cells[i][j] != "." and not r.occluded[i, j]]
         q = reader.value_probs(reader._blob(value_patches(r.image, r.corners, sq)))
-        want = [value_label(rows[i][j], tiles) for i, j in sq]
+        want = [value_label(cells[i][j], tiles) for i, j in sq]
         right += int((q.argmax(1) == np.array(want)).sum())
         total += len(sq)
     assert total > 100 and right / total > 0.8, (right, total)
