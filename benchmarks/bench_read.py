@@ -4,7 +4,9 @@ Prints, against issue 4's targets:
 - held-out synthetic boards (1280x960, read through their true corners): per-square accuracy
   (target 99.9%), per-letter accuracy (99.5%), empty squares read as tiles;
 - held-out boards of each club edition (:mod:`board_pi.vision.editions`: green, sage, lavender,
-  wooden), with their corners given and with the board found automatically;
+  wooden) and of tournament tiles (navy, maroon, black, ... lettered in white or yellow:
+  :func:`~board_pi.vision.editions.tournament_tiles`), with their corners given and with the
+  board found automatically;
 - the real photos with their corners (target 99.5% of squares), ``eval_board`` (never trained or
   tuned on) on its own; and photos of two real games (52 labelled by hand in
   ``tests/data/jheidel_labels.json``, with ``board-pi label``): the 2015 game's tuning and held-out
@@ -36,14 +38,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.vision.editions import EDITIONS, edition_style  # noqa: E402
+from board_pi.vision.editions import EDITIONS, edition_style, tournament_tiles  # noqa: E402
 from board_pi.table.vision import _closest_turn  # noqa: E402
 from board_pi.vision.evaluate import (Tally, evaluate_enrolled, evaluate_found, evaluate_photos, evaluate_real,  # noqa: E402
                                       evaluate_synthetic, game_like_rows, hand_labelled, real_boards, real_split)
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.fonts import describe_fonts  # noqa: E402
 from peak import peak_mb  # noqa: E402  (benchmarks/peak.py, beside this script)
-from board_pi.vision.render import render_board  # noqa: E402
+from board_pi.vision.render import random_style, render_board  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
 GAME = ROOT.parent / "shared" / "data" / "real-photos" / "jheidel-game"
@@ -74,17 +76,20 @@ def main() -> int:
     # Club editions the cream boards above do not show (green, sage, lavender, wooden), read
     # through their corners and found automatically; held out (seeds 32,000,000 on).
     print(f"club editions, {args.edition_boards} held-out boards each (corners given / board found, read upright):")
-    for k, edition in enumerate(EDITIONS):
+    # And tournament tiles (navy, maroon, black, ... lettered in white or yellow) on the boards above.
+    looks = {edition: (lambda rng, e=edition: edition_style(rng, e)) for edition in EDITIONS}
+    looks["tournament tiles"] = lambda rng: tournament_tiles(rng, random_style(rng))
+    for k, (edition, look) in enumerate(looks.items()):
         given, drawn = Tally(), []
         for i in range(args.edition_boards):
             seed = 32_000_000 + 1000 * k + i
             rng = np.random.default_rng(seed)
             rows = game_like_rows(rng)
-            r = render_board(rows, seed=seed, style=edition_style(rng, edition), hand=False)
+            r = render_board(rows, seed=seed, style=look(rng), hand=False)
             given.add(rows, reader.read(r.image, r.corners).grid, tag=f"#{seed} ")
             drawn.append((f"#{seed}", r.image, rows, None))
         g, f = given.figures(), evaluate_found(reader, drawn, played=False)
-        print(f"  {edition:9s} squares {pct(g['square_accuracy'])} / {pct(f['square_accuracy'])}  letters "
+        print(f"  {edition:16s} squares {pct(g['square_accuracy'])} / {pct(f['square_accuracy'])}  letters "
               f"{pct(g['letter_accuracy'])} / {pct(f['letter_accuracy'])}  empty->tile {g['empty_read_as_tile']} / "
               f"{f['empty_read_as_tile']}  found {f['found']}/{f['photos']}, turned wrong {f['turned_wrong']}")
         errors = g["errors"] + [e for e in f["errors"] if "no board" in e]

@@ -10,6 +10,11 @@ Usage: ``python benchmarks/bench_sets.py [--boards 40] [--model FILE] [--tuning]
 squares a set: with fewer, one hard board (small in the frame and blurred) moves a set's figure by
 0.3%). ``--tuning`` reads the tuning boards instead (seeds from 25,000,000 on), the ones models and
 settings are chosen on, so that the held-out figures stay out of every choice.
+
+For each set with faces beyond A-Z (accented letters, multi-letter tiles), it also prints how
+often each of them is read right, on as many boards again that hold every one of them (seeds
+21,000,000 on; 26,000,000 with ``--tuning``): a set holds one Ä, one Ź, so the squares figure
+hardly sees them, and a misread one costs a play's score (Ź is worth 9, Z 1).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from board_pi.rules.tiles import TILE_SETS  # noqa: E402
-from board_pi.vision.evaluate import Tally, game_like_rows  # noqa: E402
+from board_pi.vision.evaluate import Tally, face_recall, game_like_rows, own_faces  # noqa: E402
 from board_pi.vision.read import MODEL_PATH, Reader  # noqa: E402
 from board_pi.vision.render import render_board  # noqa: E402
 
@@ -60,6 +65,14 @@ def main() -> int:
         print(f"{name:9s} squares {f['square_accuracy']:.3%} of {f['squares']}, letters {f['letter_accuracy']:.3%} "
               f"of {f['tiles']}, empty read as tile {f['empty_read_as_tile']}, blanks missed {f['blanks_missed']}/{f['blanks']}, "
               f"{statistics.median(times):.0f} ms a frame; {f['errors'][:4]}")
+        if own_faces(tiles):
+            # A bag holds one or two of each of these (one Ä, one Ź), so the boards above show a
+            # few dozen: boards that hold every one of them say how often each is read right.
+            rec = face_recall(reader, range(first + 1_000_000 + 1000 * k, first + 1_000_000 + 1000 * k + args.boards), tiles)
+            right, seen = (sum(v[i] for v in rec["faces"].values()) for i in (0, 1))
+            print(f"{'':9s} its own faces on {args.boards} boards holding each: {right}/{seen} read right "
+                  f"({right / max(seen, 1):.2%}): " + ", ".join(f"{face} {r}/{n}" for face, (r, n) in rec["faces"].items())
+                  + f"; misread {list(rec['misread'].items())[:6]}")
     print(f"worst set: {worst:.3%} of squares (target 99.9% for every set); {wrong} squares wrong in all")
     return 0
 

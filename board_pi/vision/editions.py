@@ -85,6 +85,32 @@ def _wooden(rng: np.random.Generator) -> Style:
                   (220, 225, 230), _pick(rng, _WOOD_TILES + _CREAM_PLASTIC[:1]), "wood")
 
 
+_TOURNAMENT_TILES = ((90, 35, 20), (45, 25, 110), (100, 25, 70), (30, 30, 30), (40, 80, 25), (110, 100, 25),
+                     (60, 60, 60), (45, 45, 170), (35, 110, 220), (150, 90, 215))
+"""Tournament tile colours (BGR): navy, maroon, purple, black, dark green, teal, grey, red, orange, pink."""
+_TOURNAMENT_INK = ((240, 240, 240), (60, 205, 240), (30, 30, 30))
+"""Their letters: white, yellow, or black on the brighter colours."""
+
+
+def tournament_tiles(rng: np.random.Generator, style: Style) -> Style:
+    """``style`` with tournament tiles: smooth plastic in a strong colour (navy, maroon, purple,
+    black, ...), lettered in white or yellow (black on the brighter colours), as many clubs and
+    tournaments play with. The dark ones are darker than any square and than most grid lines'
+    shadows, which a reader trained on cream and wooden tiles reads as empty squares.
+
+    >>> from board_pi.vision.render import random_style
+    >>> rng = np.random.default_rng(3)
+    >>> tournament_tiles(rng, random_style(rng)).tile_kind
+    'plain'
+    """
+    from dataclasses import replace
+
+    tile = jitter_colour(rng, _pick(rng, _TOURNAMENT_TILES), 12)
+    bright = sum(tile) > 330
+    ink = _TOURNAMENT_INK[2] if bright and rng.random() < 0.6 else _TOURNAMENT_INK[int(rng.random() < 0.4)]
+    return replace(style, tile=tile, tile_kind="plain", ink=jitter_colour(rng, ink, 8))
+
+
 EDITIONS: dict[str, Callable[[np.random.Generator], Style]] = {
     "green": _green, "sage": _sage, "lavender": _lavender, "wooden": _wooden,
 }

@@ -135,6 +135,55 @@ def game_like_rows(rng: np.random.Generator, tiles: TileSet = ENGLISH) -> list[s
     return ["".join(f"[{c}]" if len(c) > 1 else c for c in cells[r * N:(r + 1) * N]) for r in range(N)]
 
 
+LATIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def own_faces(tiles: TileSet) -> tuple[str, ...]:
+    """The faces of ``tiles`` beyond plain A-Z: its accented letters and multi-letter tiles.
+
+    >>> from board_pi.rules.tiles import TILE_SETS
+    >>> own_faces(TILE_SETS["german"]), own_faces(TILE_SETS["spanish"]), own_faces(ENGLISH)
+    (('Ä', 'Ö', 'Ü'), ('CH', 'LL', 'Ñ', 'RR'), ())
+    """
+    return tuple(f for f in tiles.letters if f not in LATIN)
+
+
+def with_every_face(rng: np.random.Generator, tiles: TileSet, faces: Sequence[str]) -> list[str]:
+    """A board as :func:`game_like_rows` draws it, with each of ``faces`` on it: a tile of
+    another letter is swapped for each face the draw left out. A set holds one or two of such
+    tiles (one Ä, one Ź), so on boards drawn from the bag they are too few to be counted; the
+    board stays one a game can make (a tile taken off never breaks the set's counts, and a face
+    put on is not on the board yet)."""
+    cells = [c for row in game_like_rows(rng, tiles) for c in split_row(row)]
+    others = [k for k, c in enumerate(cells) if c != "." and c not in faces and not c.islower()]
+    for face in faces:
+        if face not in cells and others:
+            cells[others.pop(int(rng.integers(len(others))))] = face
+    return ["".join(f"[{c}]" if len(c) > 1 else c for c in cells[r * N:(r + 1) * N]) for r in range(N)]
+
+
+def face_recall(reader: Reader, seeds: Iterable[int], tiles: TileSet, faces: Sequence[str] | None = None,
+                size: tuple[int, int] = (1280, 960)) -> dict:
+    """How often each of ``faces`` (by default the set's :func:`own_faces`) is read right on
+    rendered boards that hold each of them (:func:`with_every_face`), read as :func:`evaluate_synthetic`
+    reads; the squares under a hand skipped. ``faces``: face -> [right, seen];
+    ``misread``: "Ä->A" -> how often."""
+    faces = tuple(own_faces(tiles) if faces is None else faces)
+    counts = {f: [0, 0] for f in faces}
+    misread: dict[str, int] = {}
+    for seed in seeds:
+        rows = with_every_face(np.random.default_rng(seed), tiles, faces)
+        r = render_board(rows, seed=seed, size=size, tiles=tiles)
+        grid = [c for row in reader.read(r.image, r.corners).grid for c in split_row(row)]
+        for k, want in enumerate(c for row in rows for c in split_row(row)):
+            if want in counts and not r.occluded.ravel()[k]:
+                counts[want][1] += 1
+                counts[want][0] += grid[k] == want
+                if grid[k] != want:
+                    misread[f"{want}->{grid[k]}"] = misread.get(f"{want}->{grid[k]}", 0) + 1
+    return {"faces": counts, "misread": dict(sorted(misread.items(), key=lambda kv: -kv[1]))}
+
+
 def evaluate_synthetic(reader: Reader, seeds: Iterable[int], size: tuple[int, int] = (1280, 960),
                        tiles: TileSet = ENGLISH) -> dict:
     """Figures on rendered boards of ``tiles`` read through their true corners; squares under a

@@ -38,7 +38,7 @@ import numpy as np
 
 from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TILE_SETS, TileSet, all_glyphs
-from board_pi.vision.editions import edition_style
+from board_pi.vision.editions import edition_style, tournament_tiles
 from board_pi.vision.read import MODEL_PATH, N, PATCH, SQUARE_PX, Reader, _warp, label_of, patches
 from board_pi.vision.render import Rendered, Style, jitter_colour, random_rows, random_style, render_board
 
@@ -82,7 +82,7 @@ def draw_set(rng: np.random.Generator, set_weights: dict[str, float] | None = No
 
 def synthetic_board(seed: int, empty_keep: float = 0.35,
                     set_weights: dict[str, float] | None = None,
-                    edition_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                    edition_share: float = 0.0, tournament_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Patches and labels from one rendered board.
 
     Weighted towards what is hard to tell apart: blank tiles are a sixth of the tiles, a third of
@@ -92,6 +92,8 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     drawn, relative to the others (1 when not named); none given, all equally. ``edition_share``:
     the share of boards drawn as a club edition (:mod:`.editions`: green, sage, lavender and
     wooden boards); 0 for the committed model (a fine-tune with 0.3 read every set worse).
+    ``tournament_share``: the share of the other boards whose tiles are tournament tiles
+    (:func:`.editions.tournament_tiles`: navy, maroon, black, ... lettered in white or yellow).
     """
     rng = np.random.default_rng(seed + 1_000_003)
     tiles = draw_set(rng, set_weights)
@@ -102,6 +104,8 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     style = edition_style(rng) if edition else random_style(rng)
     if not edition and rng.random() < 0.33:
         style = tiles_like_squares(rng, style)
+    elif not edition and tournament_share > 0 and rng.random() < tournament_share:
+        style = tournament_tiles(rng, style)
     r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
     corners = jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15))
     warped = _warp(r.image, corners)
@@ -448,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="draw these tile sets more often than the other non-English ones (e.g. polish=3)")
     ap.add_argument("--edition-share", type=float, default=0.0,
                     help="share of boards drawn as club editions (green, sage, lavender, wooden)")
+    ap.add_argument("--tournament-share", type=float, default=0.0,
+                    help="share of the boards (not club editions nor tiles the squares' colour) with tournament tiles")
     ap.add_argument("--empty-keep", type=float, default=0.35,
                     help="share of the empty squares away from tiles kept (more: more glare on empty squares)")
     ap.add_argument("--accents", action="store_true",
@@ -495,7 +501,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.accents or args.values:
                 parts = pool.map(accent_board if args.accents else value_board, seeds, chunksize=8)
             else:
-                parts = pool.starmap(synthetic_board, [(s, args.empty_keep, set_weights or None, args.edition_share)
+                parts = pool.starmap(synthetic_board, [(s, args.empty_keep, set_weights or None, args.edition_share,
+                                                                    args.tournament_share)
                                                       for s in seeds],
                                      chunksize=8)
         xs = [p[0] for p in parts]
@@ -613,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
     print("real photos:", json.dumps(real_figs), flush=True)
     recipe = {
         **made, "peak_lr": args.lr, "empty_keep": args.empty_keep, "set_weights": set_weights,
-        "edition_share": args.edition_share, "held_out_real": HELD_OUT, "training_seconds": round(time.time() - t0),
+        "edition_share": args.edition_share, "tournament_share": args.tournament_share, "held_out_real": HELD_OUT, "training_seconds": round(time.time() - t0),
         "held_out_synthetic": syn, "real": real_figs,
     }
     (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")

@@ -75,3 +75,47 @@ def test_the_tally_counts_blanks_missed_and_phantom_blanks():
     f = t.figures()
     assert (f["blanks"], f["blanks_missed"], f["phantom_blanks"], f["empty_read_as_tile"]) == (2, 1, 2, 2)
     assert f["squares"] == 225 and t.squares_right == 222
+
+
+def test_boards_for_a_sets_own_faces_hold_each_once_and_stay_within_the_bag():
+    import numpy as np
+
+    from board_pi.rules.board import split_row
+    from board_pi.rules.tiles import TILE_SETS
+    from board_pi.vision.evaluate import own_faces, with_every_face
+
+    for name in ("german", "spanish", "polish", "dutch-ij"):
+        tiles = TILE_SETS[name]
+        faces = own_faces(tiles)
+        assert faces and all(len(f) > 1 or not ("A" <= f <= "Z") for f in faces)
+        for seed in range(5):
+            cells = [c for row in with_every_face(np.random.default_rng(seed), tiles, faces) for c in split_row(row)]
+            assert len(cells) == 225
+            on_board: dict[str, int] = {}
+            for c in cells:
+                if c != ".":
+                    key = "?" if c.islower() else c
+                    on_board[key] = on_board.get(key, 0) + 1
+            bag = tiles.full_bag()
+            assert all(f in on_board for f in faces)
+            assert all(n <= bag[t] for t, n in on_board.items()), name
+
+
+def test_face_recall_counts_each_face_read_and_says_what_it_was_taken_for():
+    from board_pi.rules.tiles import TILE_SETS
+    from board_pi.vision.evaluate import face_recall
+    from board_pi.vision.read import Reader
+
+    german = TILE_SETS["german"]
+    f = face_recall(Reader(tiles=german), [21_001_000], german)
+    assert set(f["faces"]) == {"Ä", "Ö", "Ü"}
+    assert all(0 <= right <= seen <= 1 for right, seen in f["faces"].values())
+    assert sum(seen for _, seen in f["faces"].values()) >= 2  # a hand may hide one
+    misses = sum(seen - right for right, seen in f["faces"].values())
+    assert sum(f["misread"].values()) == misses
+    # Read as an English board (A-Z only), no umlaut can come out: each one seen is counted
+    # wrong, with what it was taken for.
+    english = face_recall(Reader(tiles=TILE_SETS["english"]), [21_001_000], german)
+    assert all(right == 0 for right, _ in english["faces"].values())
+    assert sum(english["misread"].values()) == sum(seen for _, seen in english["faces"].values()) >= 2
+    assert all(k[0] in "ÄÖÜ" and k[3] not in "ÄÖÜ" for k in english["misread"])

@@ -203,6 +203,34 @@ def test_club_editions_draw_their_own_plain_squares(name):
         assert min(b, red) > g and g > 180
 
 
+def test_tournament_tiles_are_strong_colours_lettered_to_stand_out():
+    from board_pi.vision.editions import tournament_tiles
+
+    seen = set()
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        base = random_style(rng)
+        style = tournament_tiles(rng, base)
+        assert (style.square, style.premium, style.line) == (base.square, base.premium, base.line)
+        assert style.tile_kind == "plain"
+        # the letters stand out: dark tiles take light ink, the bright ones light or black
+        contrast = abs(sum(style.ink) - sum(style.tile))
+        assert contrast > 200, (style.tile, style.ink)
+        seen.add(sum(style.tile) < 300)
+    assert seen == {True, False}  # mostly dark tiles, and some bright ones
+    # Drawn as such: a tile's face in the tile's colour, its letter in the ink's.
+    rng = np.random.default_rng(7)
+    style = tournament_tiles(rng, random_style(rng))
+    rows = ["." * 15] * 7 + ["......." + "W" + "......."] + ["." * 15] * 7
+    r = render_board(rows, seed=2, style=style, hand=False, effects=False)
+    w = _warp(r.image, r.corners)
+    y, x = PAD + 7 * SQUARE_PX, PAD + 7 * SQUARE_PX
+    face = w[y + 4:y + SQUARE_PX - 4, x + 4:x + SQUARE_PX - 4].reshape(-1, 3).astype(float)
+    tile_like = np.linalg.norm(face - np.array(style.tile), axis=1) < 60
+    ink_like = np.linalg.norm(face - np.array(style.ink), axis=1) < 80
+    assert tile_like.mean() > 0.3 and ink_like.mean() > 0.05, (style.tile, style.ink)
+
+
 def test_the_editions_docstring_examples():
     import doctest
 
