@@ -180,20 +180,26 @@ ACCENT_SETS = {"polish": 0.6, "german": 0.25, "spanish": 0.15}
 for the accents network: Polish has eight families, German three, Spanish one."""
 
 
-def specialist_render(rng: np.random.Generator, seed: int, rows: list[str], tiles: TileSet) -> tuple[Rendered, np.ndarray, Style]:
+def specialist_render(rng: np.random.Generator, seed: int, rows: list[str], tiles: TileSet,
+                      tournament_share: float = 0.0) -> tuple[Rendered, np.ndarray, Style]:
     """``rows`` rendered for a specialist network's training (:func:`accent_board`,
     :func:`value_board`): a random size and pose, a club edition 15% of the time, tiles the
-    colour of their squares a third of the time; and its corners disturbed as a board finder
-    would disturb them; and the style drawn."""
+    colour of their squares a third of the time, else tournament tiles ``tournament_share`` of
+    the time on boards other than the editions (as :func:`synthetic_board`); and its corners
+    disturbed as a board finder would disturb them; and the style drawn."""
     size = SIZES[rng.integers(len(SIZES))]
-    style = edition_style(rng) if rng.random() < 0.15 else random_style(rng)
+    edition = rng.random() < 0.15
+    style = edition_style(rng) if edition else random_style(rng)
     if rng.random() < 0.33:
         style = tiles_like_squares(rng, style)
+    elif not edition and tournament_share > 0 and rng.random() < tournament_share:
+        # drawn only when asked for, so that the committed networks' data stay as they were
+        style = tournament_tiles(rng, style)
     r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
     return r, jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15)), style
 
 
-def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def accent_board(seed: int, tournament_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Patches and labels (indices into :data:`.accents.ACCENT_CLASSES`) of the tiles of one
     rendered board dense with faces of families, every face of a family as often as the others
     (the accented ones are the rare tiles of a real bag), drawn as :func:`synthetic_board` draws
@@ -208,14 +214,14 @@ def accent_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     density = rng.uniform(0.25, 0.6)
     rows = ["".join(faces[int(rng.integers(len(faces)))] if rng.random() < density else "." for _ in range(N))
             for _ in range(N)]
-    r, corners, _ = specialist_render(rng, seed, rows, tiles)
+    r, corners, _ = specialist_render(rng, seed, rows, tiles, tournament_share)
     warped = _warp(r.image, corners)
     sq = [(i, j) for i in range(N) for j in range(N) if rows[i][j] != "." and not r.occluded[i, j]]
     y = np.array([ACCENT_CLASSES.index(rows[i][j]) for i, j in sq], np.int64)
     return patches(warped, sq), y
 
 
-def value_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
+def value_board(seed: int, tournament_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Value patches (:func:`.values.value_patches`) and labels (indices into
     :data:`.values.VALUE_CLASSES`) of the tiles of one rendered board of a set drawn as
     :func:`synthetic_board` draws it (a sixth of the tiles blanks, which show no value), its
@@ -226,7 +232,7 @@ def value_board(seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed + 3_000_003)
     tiles = draw_set(rng)
     rows = random_rows(rng, blanks=0.16, tiles=tiles)
-    r, corners, style = specialist_render(rng, seed, rows, tiles)
+    r, corners, style = specialist_render(rng, seed, rows, tiles, tournament_share)
     cells = [split_row(row) for row in rows]
     sq = [(i, j) for i in range(N) for j in range(N) if cells[i][j] != "." and not r.occluded[i, j]]
     # a style that prints no values shows none on any tile
@@ -453,7 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--edition-share", type=float, default=0.0,
                     help="share of boards drawn as club editions (green, sage, lavender, wooden)")
     ap.add_argument("--tournament-share", type=float, default=0.0,
-                    help="share of the boards (not club editions nor tiles the squares' colour) with tournament tiles")
+                    help="share of the boards (not club editions nor tiles the squares' colour) with tournament "
+                         "tiles; for every network")
     ap.add_argument("--empty-keep", type=float, default=0.35,
                     help="share of the empty squares away from tiles kept (more: more glare on empty squares)")
     ap.add_argument("--accents", action="store_true",
@@ -499,7 +506,8 @@ def main(argv: list[str] | None = None) -> int:
         seeds = [args.seed * 100_000 + i for i in range(args.boards)]
         with mp.Pool(args.workers) as pool:
             if args.accents or args.values:
-                parts = pool.map(accent_board if args.accents else value_board, seeds, chunksize=8)
+                parts = pool.starmap(accent_board if args.accents else value_board,
+                                     [(s, args.tournament_share) for s in seeds], chunksize=8)
             else:
                 parts = pool.starmap(synthetic_board, [(s, args.empty_keep, set_weights or None, args.edition_share,
                                                                     args.tournament_share)
@@ -580,6 +588,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
         "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
+        "tournament_share": args.tournament_share,
         "batch_norms": (("set from the warm start's own function (match_norms), then " if args.init else "")
                         + f"measured again after training, on {len(measured):,} plain patches"),
         "warm_start": _model_name(args.init) if args.init else None, "torch": torch.__version__,
@@ -620,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
     print("real photos:", json.dumps(real_figs), flush=True)
     recipe = {
         **made, "peak_lr": args.lr, "empty_keep": args.empty_keep, "set_weights": set_weights,
-        "edition_share": args.edition_share, "tournament_share": args.tournament_share, "held_out_real": HELD_OUT, "training_seconds": round(time.time() - t0),
+        "edition_share": args.edition_share, "held_out_real": HELD_OUT, "training_seconds": round(time.time() - t0),
         "held_out_synthetic": syn, "real": real_figs,
     }
     (out.parent / "recipe.json").write_text(json.dumps(recipe, indent=2, ensure_ascii=False) + "\n")
