@@ -50,6 +50,11 @@ model: $(STAMP)-run
 		--init board_pi/vision/model/second/tiles.onnx --out board_pi/vision/model/accents/second/tiles.onnx
 	$(PY) -W ignore -m board_pi.vision.train --values --seed 17 --boards 1500 --epochs 6 --real-variants 8 \
 		--out board_pi/vision/model/values/tiles.onnx
+	# Then fine-tuned with a quarter of the boards in tournament tiles (light letters on dark tiles).
+	$(PY) -W ignore -m board_pi.vision.train --seed 16 --boards 1000 --epochs 6 --lr 5e-4 --tournament-share 0.25 \
+		--init board_pi/vision/model/tiles.onnx
+	$(PY) -W ignore -m board_pi.vision.train --accents --seed 23 --boards 1200 --epochs 6 --lr 5e-4 \
+		--tournament-share 0.25 --init board_pi/vision/model/accents/tiles.onnx --out board_pi/vision/model/accents/tiles.onnx
 
 font-packages:
 	@echo $(FONT_PACKAGES)

@@ -313,7 +313,7 @@ def warm_start(model, onnx_path: Path, classes: tuple[str, ...]) -> int:
     from onnx import numpy_helper
 
     from board_pi.vision.accents import base_letter
-    from board_pi.vision.read import model_classes
+    from board_pi.vision.read import _recipe, model_classes
 
     m = onnx.load(str(onnx_path))
     init = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
@@ -331,7 +331,12 @@ def warm_start(model, onnx_path: Path, classes: tuple[str, ...]) -> int:
             norm.running_var.fill_(1.0 - norm.eps)
         model.embed[1].weight.copy_(torch.from_numpy(init["embed.1.weight"].copy()))
         model.embed[1].bias.copy_(torch.from_numpy(init["embed.1.bias"].copy()))
-        old = model_classes(onnx_path)
+        # A specialist network's recipe names its own classes (the accents network's faces, no
+        # empty square or blank), which model_classes would take for a recipe it cannot read.
+        named = _recipe(onnx_path).get("classes")
+        old = tuple(map(str, named)) if isinstance(named, list) and named else model_classes(onnx_path)
+        if len(old) != len(init["head.bias"]):
+            raise ValueError(f"{onnx_path} has {len(init['head.bias'])} outputs, its recipe names {len(old)} classes")
         w, b = init["head.weight"], init["head.bias"]
         carried = 0
         for i, c in enumerate(classes):

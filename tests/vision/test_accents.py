@@ -76,7 +76,8 @@ def test_an_english_board_reads_the_same_with_or_without_accents(tmp_path: Path)
 
 def test_the_accents_network_reads_the_marks_the_tile_model_misses() -> None:
     # Polish boards of the tuning set (seeds 25,007,000 on), where the tile model with its second
-    # opinion takes a Ź for a Ż or a Ż for a Z; the accents network tells them apart.
+    # opinion takes a Ź for a Ż or a Ż for a Ź (and, before the 2026-11-28 pass, a Ż for a Z);
+    # the accents network tells them apart.
     polish = TILE_SETS["polish"]
     seeds = (25_007_014, 25_007_016, 25_007_025)
     looked, not_looked = Reader(tiles=polish), Reader(tiles=polish)
@@ -85,7 +86,7 @@ def test_the_accents_network_reads_the_marks_the_tile_model_misses() -> None:
     without = evaluate_synthetic(not_looked, seeds, tiles=polish)
     assert with_accents["square_accuracy"] == 1.0 and with_accents["errors"] == [], with_accents["errors"]
     errors = without["errors"]
-    assert len(errors) == 4 and all(e[-4] in "ZŹŻ" and e[-1] in "ZŹŻ" for e in errors), errors
+    assert errors and all(e[-4] in "ZŹŻ" and e[-1] in "ZŹŻ" for e in errors), errors
 
 
 def test_the_accents_network_has_a_second_opinion_of_its_own_faces(tmp_path: Path) -> None:
@@ -101,16 +102,16 @@ def test_the_accents_network_has_a_second_opinion_of_its_own_faces(tmp_path: Pat
 
 
 def test_the_accents_second_opinion_reads_marks_the_first_misses() -> None:
-    # Polish tuning boards where the accents network alone takes a Ą for an A and a Ź for a Ż;
+    # Polish tuning boards where the accents network alone takes a Ą for an A and an A for a Ą;
     # averaged with its second opinion, each board reads without a miss.
     polish = TILE_SETS["polish"]
-    seeds = (25_007_108, 25_007_172)
+    seeds = (25_007_151, 25_007_181)
     pair, alone = Reader(tiles=polish), Reader(tiles=polish)
     alone.accents_second = None
-    pair.values_net = alone.values_net = None  # the accents networks alone (the value look misreads N15's 9 as a 5)
+    pair.values_net = alone.values_net = None  # the accents networks alone, not the value look
     both = evaluate_synthetic(pair, seeds, tiles=polish)
     assert both["square_accuracy"] == 1.0, both["errors"]
-    assert evaluate_synthetic(alone, seeds, tiles=polish)["errors"] == ["#25007108 F14: Ą->A", "#25007172 N15: Ź->Ż"]
+    assert evaluate_synthetic(alone, seeds, tiles=polish)["errors"] == ["#25007151 O14: Ą->A", "#25007181 M12: A->Ą"]
 
 
 def test_doctests() -> None:
