@@ -33,7 +33,7 @@ from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, lone_tiles,
 from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
                                    middle_lab, square_colours, tile_colour, tile_faces, weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr
-from board_pi.vision.geometry import warp_grid
+from board_pi.vision.geometry import PREMIUM_MASK, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
 from board_pi.vision.values import cut as value_cut
@@ -761,7 +761,14 @@ class Reader:
             return replace(reading, turn=Turn(0, n, 0.0, False))
         # Tiles spread over the board vote (not the surest as read: those are the letters that
         # look alike either way up, O, S, Z, N): their belief in their best letter at each turn.
+        # Tiles on plain squares, where there are enough: the print of a premium square seen
+        # sideways (DOUBLE WORD SCORE) may read as a letter, and so as a tile that reads as a
+        # letter at the wrong turns and empty at the right one. The layout is the same all four
+        # ways, so this favours no turn.
         placed = list(zip(*np.nonzero(lettered)))
+        plain = [sq for sq in placed if not PREMIUM_MASK[sq]]
+        if len(plain) >= self.TURN_TILES:
+            placed, n = plain, len(plain)
         sure = [placed[i] for i in np.linspace(0, n - 1, min(n, self.TURN_VOTERS)).round().astype(int)]
         mask = np.zeros((N, N), bool)
         mask[tuple(np.array(sure).T)] = True
