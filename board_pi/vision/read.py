@@ -62,6 +62,18 @@ def model_classes(model_path: str | Path = MODEL_PATH) -> tuple[str, ...]:
     return _classes_in(_recipe(model_path))
 
 
+def named_classes(model_path: str | Path) -> tuple[str, ...]:
+    """The classes the ``recipe.json`` beside a network names, as it names them: a specialist
+    network's own too (the accents network's faces, with no empty square or blank, which
+    :func:`model_classes` would not take); () where it names no list of them."""
+    return _named_classes(_recipe(model_path))
+
+
+def _named_classes(recipe: dict[str, Any]) -> tuple[str, ...]:
+    classes = recipe.get("classes")
+    return tuple(classes) if isinstance(classes, list) and all(isinstance(c, str) for c in classes) else ()
+
+
 def _classes_in(recipe: dict[str, Any]) -> tuple[str, ...]:
     """The classes a recipe names (see :func:`model_classes`); the first models' when it names none."""
     classes = recipe.get("classes")
@@ -379,8 +391,7 @@ class Reader:
         if not path.is_file():
             return None, ()
         recipe = _recipe(path)
-        classes = recipe.get("classes")
-        classes = tuple(classes) if isinstance(classes, list) and all(isinstance(c, str) for c in classes) else ()
+        classes = _named_classes(recipe)
         if not classes or not set(classes) <= set(self.classes) or recipe.get("patch", PATCH) != PATCH:
             raise ReadError(f"the {folder} network {path} reads other faces or patches than {self.model_path}: "
                             "replace both together, or remove the folder")

@@ -80,6 +80,22 @@ def draw_set(rng: np.random.Generator, set_weights: dict[str, float] | None = No
     return others[int(rng.integers(len(others)))]
 
 
+def draw_style(rng: np.random.Generator, edition_share: float, tournament_share: float,
+               like_squares_on_editions: bool = False) -> Style:
+    """A training board's look: a club edition ``edition_share`` of the time, else a random
+    style; tiles the colour of their squares a third of the time (on editions too where
+    ``like_squares_on_editions``), else, on boards other than the editions, tournament tiles
+    ``tournament_share`` of the time. A share of 0 draws nothing from ``rng``, so that the
+    committed networks' data stay as they were."""
+    edition = edition_share > 0 and rng.random() < edition_share
+    style = edition_style(rng) if edition else random_style(rng)
+    if (like_squares_on_editions or not edition) and rng.random() < 0.33:
+        style = tiles_like_squares(rng, style)
+    elif not edition and tournament_share > 0 and rng.random() < tournament_share:
+        style = tournament_tiles(rng, style)
+    return style
+
+
 def synthetic_board(seed: int, empty_keep: float = 0.35,
                     set_weights: dict[str, float] | None = None,
                     edition_share: float = 0.0, tournament_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -99,13 +115,7 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     tiles = draw_set(rng, set_weights)
     rows = random_rows(rng, blanks=0.16, tiles=tiles)
     size = SIZES[rng.integers(len(SIZES))]
-    # (no draw when no editions are asked for: the committed model's data stay as they were)
-    edition = edition_share > 0 and rng.random() < edition_share
-    style = edition_style(rng) if edition else random_style(rng)
-    if not edition and rng.random() < 0.33:
-        style = tiles_like_squares(rng, style)
-    elif not edition and tournament_share > 0 and rng.random() < tournament_share:
-        style = tournament_tiles(rng, style)
+    style = draw_style(rng, edition_share, tournament_share)
     r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
     corners = jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15))
     warped = _warp(r.image, corners)
@@ -183,18 +193,11 @@ for the accents network: Polish has eight families, German three, Spanish one.""
 def specialist_render(rng: np.random.Generator, seed: int, rows: list[str], tiles: TileSet,
                       tournament_share: float = 0.0) -> tuple[Rendered, np.ndarray, Style]:
     """``rows`` rendered for a specialist network's training (:func:`accent_board`,
-    :func:`value_board`): a random size and pose, a club edition 15% of the time, tiles the
-    colour of their squares a third of the time, else tournament tiles ``tournament_share`` of
-    the time on boards other than the editions (as :func:`synthetic_board`); and its corners
-    disturbed as a board finder would disturb them; and the style drawn."""
+    :func:`value_board`): a random size and pose, a look drawn by :func:`draw_style` (a club
+    edition 15% of the time, tiles the colour of their squares a third of the time, editions
+    too); and its corners disturbed as a board finder would disturb them; and the style drawn."""
     size = SIZES[rng.integers(len(SIZES))]
-    edition = rng.random() < 0.15
-    style = edition_style(rng) if edition else random_style(rng)
-    if rng.random() < 0.33:
-        style = tiles_like_squares(rng, style)
-    elif not edition and tournament_share > 0 and rng.random() < tournament_share:
-        # drawn only when asked for, so that the committed networks' data stay as they were
-        style = tournament_tiles(rng, style)
+    style = draw_style(rng, 0.15, tournament_share, like_squares_on_editions=True)
     r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
     return r, jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15)), style
 
@@ -313,7 +316,7 @@ def warm_start(model, onnx_path: Path, classes: tuple[str, ...]) -> int:
     from onnx import numpy_helper
 
     from board_pi.vision.accents import base_letter
-    from board_pi.vision.read import _recipe, model_classes
+    from board_pi.vision.read import model_classes, named_classes
 
     m = onnx.load(str(onnx_path))
     init = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
@@ -333,8 +336,7 @@ def warm_start(model, onnx_path: Path, classes: tuple[str, ...]) -> int:
         model.embed[1].bias.copy_(torch.from_numpy(init["embed.1.bias"].copy()))
         # A specialist network's recipe names its own classes (the accents network's faces, no
         # empty square or blank), which model_classes would take for a recipe it cannot read.
-        named = _recipe(onnx_path).get("classes")
-        old = tuple(map(str, named)) if isinstance(named, list) and named else model_classes(onnx_path)
+        old = named_classes(onnx_path) or model_classes(onnx_path)
         if len(old) != len(init["head.bias"]):
             raise ValueError(f"{onnx_path} has {len(init['head.bias'])} outputs, its recipe names {len(old)} classes")
         w, b = init["head.weight"], init["head.bias"]
