@@ -127,6 +127,21 @@ def test_pale_edition_grid_is_not_a_square_off(seed: int) -> None:
     assert_found(r.image, r.corners, 0.3)
 
 
+@pytest.mark.parametrize("seed", [26_800_021, 26_800_131])
+def test_pale_lines_between_dark_tiles(seed: int) -> None:
+    # Tiles lettered light on dark plastic, on near-white squares with pale lines: the lines pass
+    # the faint threshold only thickened, so the squares between them come out under half a step
+    # and no look kept them (before: not found). The thick-line look, tried last, takes them.
+    from board_pi.vision.editions import tournament_tiles
+    from board_pi.vision.evaluate import game_like_rows
+    from board_pi.vision.render import random_style, render_board
+
+    rng = np.random.default_rng(seed)
+    rows = game_like_rows(rng)
+    r = render_board(rows, seed=seed, style=tournament_tiles(rng, random_style(rng)), hand=False)
+    assert_found(r.image, r.corners, 0.25)
+
+
 def _bench_frame(seed: int, hand: bool | None = None) -> Rendered:
     """A frame as bench_read draws them (seeds 40_000_000 on: a hand in about a third of them)."""
     from board_pi.vision.evaluate import game_like_rows

@@ -9,7 +9,8 @@ Each stage is a module of this package, its numbers in :mod:`.tuning`:
    is left between them are the squares (empty squares, premium squares and tiles alike), found
    as small four-sided contours. Where no grid shows, fainter lines are looked for, then lines
    in the colours' saturation (white lines between tinted squares), then lines on a copy whose
-   local contrast is stretched (pale editions under glare).
+   local contrast is stretched (pale editions under glare), and last, squares much smaller than
+   their step, between pale lines the faint threshold thickens (dark tiles on a near-white board).
 2. :mod:`.lattice`: a lattice is grown from a well-surrounded square to its neighbours, each step predicted from
    the step walked to get there, so perspective is followed without a global model; a
    homography from lattice to image is then fitted to the square centres and extended a square
@@ -33,7 +34,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -150,6 +151,15 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
         # once the local contrast is stretched (at the last size tried only: it is slow).
         clahe = cv2.createCLAHE(tuning.clahe_clip, (tuning.clahe_tiles, tuning.clahe_tiles))
         found = find_lattice(find_quads(clahe.apply(gray), tuning=tuning), tuning=tuning)
+    if found is None:
+        # Pale lines that pass the faint threshold only thickened, so the squares between them
+        # come out small: between dark tiles lettered light, few empty squares show otherwise.
+        # Last, since smaller outlines admit more that are not squares.
+        thick = replace(tuning, side_in_step=(tuning.thick_line_side, tuning.side_in_step[1]))
+        for channel in (gray, cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1]):
+            found = find_lattice(find_quads(channel, tuning.faint_line_contrast, thick), tuning.faint_min_walk, thick)
+            if found is not None:
+                break
     if found is None:
         return None
     labels, H = found

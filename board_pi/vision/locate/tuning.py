@@ -68,6 +68,10 @@ class FinderTuning:
     """Cosine at which a square's sides count as running along the lattice's steps (about 25 deg)."""
     side_in_step: tuple[float, float] = (0.45, 1.25)
     """Range of a square's side relative to the step along it (two touching tiles are too long)."""
+    thick_line_side: float = 0.3
+    """The least side (in steps) of a square tried last, when no grid shows otherwise: pale lines
+    between near-white squares pass the faint threshold only thickened, shrinking the squares
+    between them (tiles lettered light on dark plastic, where few empty squares show)."""
     fit_inlier_px: float = 0.2
     """RANSAC's inlier distance for the lattice's homography, in median square sizes."""
     pickup_residual: float = 0.22
