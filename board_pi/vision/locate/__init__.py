@@ -136,7 +136,7 @@ def _lattice_in(channel: np.ndarray, tuning: FinderTuning) -> tuple[dict[int, tu
 
 
 def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
-               stretch: bool = True) -> tuple[np.ndarray, float] | None:
+               stretch: bool = True, thick: bool = True) -> tuple[np.ndarray, float] | None:
     h, w = bgr.shape[:2]
     small = _downscale(bgr, side)
     sx, sy = small.shape[1] / w, small.shape[0] / h
@@ -151,10 +151,12 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
         # once the local contrast is stretched (at the last size tried only: it is slow).
         clahe = cv2.createCLAHE(tuning.clahe_clip, (tuning.clahe_tiles, tuning.clahe_tiles))
         found = find_lattice(find_quads(clahe.apply(gray), tuning=tuning), tuning=tuning)
-    if found is None:
+    if found is None and thick:
         # Pale lines that pass the faint threshold only thickened, so the squares between them
         # come out small: between dark tiles lettered light, few empty squares show otherwise.
-        # Last, since smaller outlines admit more that are not squares.
+        # Last, since smaller outlines admit more that are not squares; at the first size tried
+        # only, where the lines are thickest (at both, a frame with no board took half as long
+        # again to give up).
         thick = replace(tuning, side_in_step=(tuning.thick_line_side, tuning.side_in_step[1]))
         for channel in (gray, cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1]):
             found = find_lattice(find_quads(channel, tuning.faint_line_contrast, thick), tuning.faint_min_walk, thick)
@@ -199,7 +201,7 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     got = None
     for n, side in enumerate(tuning.work_sides):
         last = n == len(tuning.work_sides) - 1 or max(bgr.shape[:2]) <= side * tuning.larger_try_above
-        here = _locate_at(bgr, side, tuning, stretch=last)
+        here = _locate_at(bgr, side, tuning, stretch=last, thick=n == 0)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
         # copy, where more squares show, is asked too. Where the two agree the small one stays
         # (it was right, and its lines are snapped to as well); where not, the one holding more
