@@ -1,10 +1,10 @@
 """Reading every tile set (issue 12): per-set accuracy on rendered boards of that set, read through
 their true corners with the reader restricted to the set's own tiles, and the time per frame.
 
-Prints per set: squares (target 99.9%) and their 95% interval over the boards, letters, empty squares read as tiles, blanks missed, and
-the median time to read all 225 squares of a 1280x960 frame (the vision issue's budget: 250 ms;
-a Pi 4 core is several times slower than this machine). The boards are held out of training
-(seeds from 20,000,000 on; training uses seed x 100,000 + i).
+Prints per set: squares (target 99.9%) and their 95% interval over the boards, letters, empty
+squares read as tiles, blanks missed, and the median time to read all 225 squares of a 1280x960
+frame (the vision issue's budget: 250 ms; a Pi 4 core is several times slower than this machine).
+The boards are held out of training (seeds from 20,000,000 on; training uses seed x 100,000 + i).
 
 Usage: ``python benchmarks/bench_sets.py [--boards 40] [--model FILE] [--tuning]`` (40 boards, about 8,600
 squares a set: with fewer, one hard board (small in the frame and blurred) moves a set's figure by
