@@ -142,24 +142,27 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
     sx, sy = small.shape[1] / w, small.shape[0] / h
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found = _lattice_in(gray, tuning)
+    sat = None  # made only where grey shows no grid
     if found is None:
         # White lines between cream or pale squares, blurred: in grey they all but vanish, but
         # the squares are tinted and the lines are not, so the lines show in the saturation.
-        found = _lattice_in(cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1], tuning)
+        sat = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1]
+        found = _lattice_in(sat, tuning)
     if found is None and stretch:
         # Pale editions (white lines on lavender or cream squares) under glare: the lines show
         # once the local contrast is stretched (at the last size tried only: it is slow).
         clahe = cv2.createCLAHE(tuning.clahe_clip, (tuning.clahe_tiles, tuning.clahe_tiles))
         found = find_lattice(find_quads(clahe.apply(gray), tuning=tuning), tuning=tuning)
-    if found is None and thick:
+    if found is None and thick and sat is not None:
         # Pale lines that pass the faint threshold only thickened, so the squares between them
         # come out small: between dark tiles lettered light, few empty squares show otherwise.
         # Last, since smaller outlines admit more that are not squares; at the first size tried
         # only, where the lines are thickest (at both, a frame with no board took half as long
         # again to give up).
-        thick = replace(tuning, side_in_step=(tuning.thick_line_side, tuning.side_in_step[1]))
-        for channel in (gray, cv2.cvtColor(small, cv2.COLOR_BGR2HSV)[..., 1]):
-            found = find_lattice(find_quads(channel, tuning.faint_line_contrast, thick), tuning.faint_min_walk, thick)
+        small_squares = replace(tuning, side_in_step=(tuning.thick_line_side, tuning.side_in_step[1]))
+        for channel in (gray, sat):
+            found = find_lattice(find_quads(channel, tuning.faint_line_contrast, small_squares), tuning.faint_min_walk,
+                                 small_squares)
             if found is not None:
                 break
     if found is None:
