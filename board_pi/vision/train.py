@@ -473,12 +473,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--accents", action="store_true",
                     help="train the accents network (model/accents/: the faces of families, A Ą Ä, Z Ź Ż, ...) "
                          "on boards dense with them, instead of the tile model")
+    ap.add_argument("--hard-share", type=float, default=0.0,
+                    help="from the second epoch on, draw this share of the data again from the patches it "
+                         "last read worst (0: every patch once an epoch, as the committed networks were trained)")
     ap.add_argument("--values", action="store_true",
                     help="train the value network (model/values/: the value printed on a tile, or none) "
                          "instead of the tile model")
     args = ap.parse_args(argv)
     if args.accents and args.values:
         ap.error("--accents and --values train different networks: one at a time")
+    if not 0 <= args.hard_share <= 1:
+        ap.error(f"--hard-share: a share from 0 to 1, not {args.hard_share}")
     try:
         set_weights = {k.strip(): float(v) for k, v in (x.split("=") for x in args.set_weights.split(",") if x)}
     except ValueError:
@@ -549,20 +554,30 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         match_norms(model, plain_patches(rng, X))
     bs = 256
-    steps = args.epochs * (len(X) // bs)
+    hard = int(args.hard_share * len(X))
+    # Each patch's loss when last read in training: the hard examples drawn again are those that
+    # were misread, or read right with little belief, the epoch before (first epoch: none).
+    last_loss = np.zeros(len(X), np.float32)
+    steps = (len(X) // bs) + (args.epochs - 1) * ((len(X) + hard) // bs)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     step = 0
     for epoch in range(args.epochs):
         model.train()
-        order = rng.permutation(len(X))
+        order = np.arange(len(X))
+        if epoch and hard:
+            order = np.concatenate([order, np.argpartition(last_loss, len(X) - hard)[len(X) - hard:]])
+        order = rng.permutation(order)
         tot, correct, seen = 0.0, 0, 0
-        for b in range(len(X) // bs):
+        for b in range(len(order) // bs):
             idx = order[b * bs:(b + 1) * bs]
             xb = as_input(augment(rng, X[idx]))
             yb = torch.from_numpy(Y[idx])
             logits, _ = model(xb)
-            loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
+            each = F.cross_entropy(logits, yb, label_smoothing=0.05, reduction="none")
+            if hard:
+                last_loss[idx] = each.detach().numpy()
+            loss = each.mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -595,7 +610,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
         "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
-        "tournament_share": args.tournament_share,
+        "tournament_share": args.tournament_share, "hard_share": args.hard_share,
         "batch_norms": (("set from the warm start's own function (match_norms), then " if args.init else "")
                         + f"measured again after training, on {len(measured):,} plain patches"),
         "warm_start": _model_name(args.init) if args.init else None, "torch": torch.__version__,
