@@ -53,6 +53,9 @@ model: $(STAMP)-run
 	# Then fine-tuned with a quarter of the boards in tournament tiles (light letters on dark tiles).
 	$(PY) -W ignore -m board_pi.vision.train --seed 16 --boards 1000 --epochs 6 --lr 5e-4 --tournament-share 0.25 \
 		--init board_pi/vision/model/tiles.onnx
+	# Then once more, drawing again each epoch the patches the epoch before read worst.
+	$(PY) -W ignore -m board_pi.vision.train --seed 18 --boards 1000 --epochs 6 --lr 5e-4 --tournament-share 0.25 \
+		--hard-share 0.15 --init board_pi/vision/model/tiles.onnx
 	$(PY) -W ignore -m board_pi.vision.train --accents --seed 23 --boards 1200 --epochs 6 --lr 5e-4 \
 		--tournament-share 0.25 --init board_pi/vision/model/accents/tiles.onnx --out board_pi/vision/model/accents/tiles.onnx
 
