@@ -9,7 +9,9 @@ Recipe (recorded beside the model in ``model/recipe.json``):
    out of training and tuning and is reported on its own; each is re-cut many times with jittered
    corners, scale, blur, colour and JPEG quality.
 3. A small CNN (about 294k parameters, 7.3M multiply-adds per square) trained with cross-entropy; exported with two outputs,
-   ``logits`` and ``embedding`` (used by enrolment's nearest neighbours).
+   ``logits`` and ``embedding`` (used by enrolment's nearest neighbours). With ``--hard-share``,
+   each epoch after the first draws that share of the data again from the patches the epoch
+   before read worst (misread, or read right with little belief).
 
 Usage: ``python -m board_pi.vision.train [--boards 1000] [--epochs 10] [--seed 4]``.
 
