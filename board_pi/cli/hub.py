@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .errors import UsageError
+from .run import session_key
 
 
 def cmd_hub(args: argparse.Namespace) -> int:
@@ -53,7 +54,7 @@ def cmd_hub(args: argparse.Namespace) -> int:
     from ..web.auth import PinGuard
     from ..web.director import DirectorStore
 
-    app = create_hub_app(hub, store=DirectorStore(data), guard=PinGuard(), secret_key=_secret_key(data))
+    app = create_hub_app(hub, store=DirectorStore(data), guard=PinGuard(), secret_key=session_key(data))
     code = app.extensions["board_pi"].store.setup_code()
     port = args.port if args.port is not None else cfg.web.port
     try:
@@ -79,21 +80,3 @@ def cmd_hub(args: argparse.Namespace) -> int:
         server.stop()
         hub.stop()
     return 0
-
-
-def _secret_key(data: Path) -> bytes:
-    """The key that signs the hub's session cookies, kept so the director stays logged in."""
-    import os
-
-    path = data / "session.key"
-    try:
-        key = path.read_bytes()
-        if len(key) >= 32:
-            return key
-    except OSError:
-        pass
-    key = os.urandom(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(key)
-    return key

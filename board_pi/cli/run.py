@@ -304,7 +304,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         from ..web import serve
         server = serve(table, host=cfg.web.host, port=port,
-                       store=director, secret_key=_secret_key(data), lexicons=(cfg.game.lexicon,))
+                       store=director, secret_key=session_key(data), lexicons=(cfg.game.lexicon,))
         print(f"board-pi: status page on http://{cfg.web.host}:{server.port}/", flush=True)
     except ImportError as e:
         print(f"board-pi: the status page is not installed ({e})", flush=True)
@@ -378,9 +378,10 @@ def _write_json(path: Path, value: Any) -> None:
     tmp.replace(path)
 
 
-def _secret_key(data: Path) -> bytes:
-    """The key that signs the page's session cookies, kept so directors stay logged in across
-    restarts (a new key would log everyone out)."""
+def session_key(data: Path) -> bytes:
+    """The key that signs the session cookies of the page (``run``) and of the hub (``hub``),
+    kept in ``data`` so directors stay logged in across restarts (a new key would log everyone
+    out)."""
     import os
 
     path = data / "session.key"
