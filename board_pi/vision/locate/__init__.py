@@ -10,7 +10,9 @@ Each stage is a module of this package, its numbers in :mod:`.tuning`:
    as small four-sided contours. Where no grid shows, fainter lines are looked for, then lines
    in the colours' saturation (white lines between tinted squares), then lines on a copy whose
    local contrast is stretched (pale editions under glare), and last, squares much smaller than
-   their step, between pale lines the faint threshold thickens (dark tiles on a near-white board).
+   their step, between pale lines the faint threshold thickens (dark tiles on a near-white board),
+   and then the same with the lines thickened further, closing the gaps of thin faint lines the
+   threshold sees only in dashes.
 2. :mod:`.lattice`: a lattice is grown from a well-surrounded square to its neighbours, each step predicted from
    the step walked to get there, so perspective is followed without a global model; a
    homography from lattice to image is then fitted to the square centres and extended a square
@@ -165,6 +167,12 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
                                  small_squares)
             if found is not None:
                 break
+        # Thin faint lines, blurred, that the threshold sees only in dashes: the squares run into
+        # each other through the gaps until the lines are thickened enough to close them.
+        for channel in (gray, sat):
+            if found is None:
+                found = find_lattice(find_quads(channel, tuning.faint_line_contrast, small_squares,
+                                                tuning.broken_line_erode_px), tuning.faint_min_walk, small_squares)
     if found is None:
         return None
     labels, H = found

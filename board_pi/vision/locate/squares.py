@@ -28,13 +28,14 @@ class Quads:
     axes: np.ndarray
 
 
-def cell_masks(gray: np.ndarray, contrast: int, tuning: FinderTuning = TUNING) -> list[np.ndarray]:
+def cell_masks(gray: np.ndarray, contrast: int, tuning: FinderTuning = TUNING, erode: int = 3) -> list[np.ndarray]:
     """Masks of what lies between grid lines, for dark lines and for light lines: a line is
-    ``contrast`` grey levels darker (lighter) than its surroundings."""
+    ``contrast`` grey levels darker (lighter) than its surroundings. The lines are thickened by
+    an ``erode``-pixel square: more closes the gaps of a line the threshold sees only in dashes."""
     side = max(gray.shape)
     block = max(11, int(side * tuning.threshold_block_fraction) | 1)
     g = cv2.GaussianBlur(gray, (3, 3), 0)
-    kernel = np.ones((3, 3), np.uint8)
+    kernel = np.ones((erode, erode), np.uint8)
     return [
         # Dark lines: keep what is not clearly darker than its surroundings.
         cv2.erode(cv2.adaptiveThreshold(g, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, contrast), kernel),
@@ -43,14 +44,16 @@ def cell_masks(gray: np.ndarray, contrast: int, tuning: FinderTuning = TUNING) -
     ]
 
 
-def find_quads(gray: np.ndarray, contrast: int | None = None, tuning: FinderTuning = TUNING) -> Quads:
-    """The outlines in a grey working image that may be squares of the grid."""
+def find_quads(gray: np.ndarray, contrast: int | None = None, tuning: FinderTuning = TUNING,
+               erode: int = 3) -> Quads:
+    """The outlines in a grey working image that may be squares of the grid (``erode``: see
+    :func:`cell_masks`)."""
     h, w = gray.shape
     contrast = tuning.line_contrast if contrast is None else contrast
     min_area = tuning.min_square_area_px
     max_area = h * w * tuning.max_square_area_fraction
     corners: list[list[list[int]]] = []
-    for mask in cell_masks(gray, contrast, tuning):
+    for mask in cell_masks(gray, contrast, tuning, erode):
         # All outlines: a square's is the outer border of a white blob; the holes' borders
         # (letters on tiles, the grid's outline) are sorted out by shape below.
         contours, _ = cv2.findContours(mask, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)

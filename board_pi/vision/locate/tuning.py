@@ -72,6 +72,10 @@ class FinderTuning:
     """The least side (in steps) of a square tried last, when no grid shows otherwise: pale lines
     between near-white squares pass the faint threshold only thickened, shrinking the squares
     between them (tiles lettered light on dark plastic, where few empty squares show)."""
+    broken_line_erode_px: int = 7
+    """Pixels (a square's side) the lines are thickened by in the last look, when no grid shows
+    otherwise: thin faint lines, blurred, pass the threshold only in dashes, and the squares run
+    into each other through the gaps (3 in every other look)."""
     fit_inlier_px: float = 0.2
     """RANSAC's inlier distance for the lattice's homography, in median square sizes."""
     pickup_residual: float = 0.22
