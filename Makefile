@@ -58,6 +58,9 @@ model: $(STAMP)-run
 		--hard-share 0.15 --init board_pi/vision/model/tiles.onnx
 	$(PY) -W ignore -m board_pi.vision.train --accents --seed 23 --boards 1200 --epochs 6 --lr 5e-4 \
 		--tournament-share 0.25 --init board_pi/vision/model/accents/tiles.onnx --out board_pi/vision/model/accents/tiles.onnx
+	$(PY) -W ignore -m board_pi.vision.train --accents --seed 24 --boards 1200 --epochs 6 --lr 5e-4 \
+		--tournament-share 0.25 --hard-share 0.15 --init board_pi/vision/model/accents/second/tiles.onnx \
+		--out board_pi/vision/model/accents/second/tiles.onnx
 
 font-packages:
 	@echo $(FONT_PACKAGES)
