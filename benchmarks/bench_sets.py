@@ -10,10 +10,10 @@ Usage: ``python benchmarks/bench_sets.py [--boards 200] [--model FILE] [--tuning
 (200 boards, about 43,000 squares a set: a set's misses gather on its few hard boards, small in
 the frame and blurred, so with 40 boards its 95% interval is still about 0.3% wide and cannot
 tell 99.85% from 99.9%; with 200, about 0.1%. The sets are read side by side in ``--workers``
-processes: about 20 minutes here with 2, and the time per frame is then measured with the
-other worker beside it). ``--tuning`` reads the tuning boards instead (seeds from 25,000,000
-on), the ones models and settings are chosen on, so that the held-out figures stay out of every
-choice.
+processes, about 20 minutes here with 2; the time per frame is measured afterwards, on each
+set's first 10 boards with nothing running beside them). ``--tuning`` reads the tuning boards
+instead (seeds from 25,000,000 on), the ones models and settings are chosen on, so that the
+held-out figures stay out of every choice.
 
 For each set with faces beyond A-Z (accented letters, multi-letter tiles), it also prints how
 often each of them is read right, on as many boards again that hold every one of them (seeds
