@@ -161,18 +161,15 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
         # Last, since smaller outlines admit more that are not squares; at the first size tried
         # only, where the lines are thickest (at both, a frame with no board took half as long
         # again to give up).
+        # Then, with the lines thickened further: thin faint lines, blurred, that the threshold
+        # sees only in dashes, the squares running into each other through the gaps.
         small_squares = replace(tuning, side_in_step=(tuning.thick_line_side, tuning.side_in_step[1]))
-        for channel in (gray, sat):
-            found = find_lattice(find_quads(channel, tuning.faint_line_contrast, small_squares), tuning.faint_min_walk,
-                                 small_squares)
+        looks = [(erode, channel) for erode in (3, tuning.broken_line_erode_px) for channel in (gray, sat)]
+        for erode, channel in looks:
+            found = find_lattice(find_quads(channel, tuning.faint_line_contrast, small_squares, erode),
+                                 tuning.faint_min_walk, small_squares)
             if found is not None:
                 break
-        # Thin faint lines, blurred, that the threshold sees only in dashes: the squares run into
-        # each other through the gaps until the lines are thickened enough to close them.
-        for channel in (gray, sat):
-            if found is None:
-                found = find_lattice(find_quads(channel, tuning.faint_line_contrast, small_squares,
-                                                tuning.broken_line_erode_px), tuning.faint_min_walk, small_squares)
     if found is None:
         return None
     labels, H = found
