@@ -618,9 +618,10 @@ class Reader:
         empty board), else estimated from this photo by the layout's kinds of square.
 
         Squares not read are ``.`` with confidence 0. With ``look_again``, a square read with
-        less belief than :attr:`SURE` is read again from its patch cut a little left, right, up
-        and down, and the five readings are averaged (with those of the model's second opinion,
-        :attr:`SECOND_OPINION`, where the model still doubts it): a square at the edge of what
+        less belief than :attr:`SURE`, or read as a blank (:meth:`_doubtful`), is read again from
+        its patch cut a little left, right, up and down, and the five readings are averaged (with
+        those of the model's second opinion, :attr:`SECOND_OPINION`, where the model still doubts
+        it): a square at the edge of what
         the model tells apart (an empty square beside a tile's side and shadow, a blank tile on
         a square of its colour) reads differently from a slightly different cut and to another
         network, while a clear tile reads the same to all of them. Nothing but the picture is
@@ -651,7 +652,7 @@ class Reader:
             raw, emb = self._probs(self.net, blob)
             p = self._adapted(raw, emb)
         if look_again and len(sq):
-            unsure = np.flatnonzero(p.max(1) < self.SURE)
+            unsure = np.flatnonzero(self._doubtful(p))
             if len(unsure):
                 p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure],
                                           (blob[unsure], raw[unsure], emb[unsure]))
@@ -808,6 +809,15 @@ class Reader:
             return replace(reading, turn=turn)
         return replace(self.read(image, np.roll(corners, -k, axis=0), played=played), turn=turn)
 
+    def _doubtful(self, p: np.ndarray) -> np.ndarray:
+        """Which squares of probabilities ``p`` are looked at again (:meth:`read`, ``look_again``):
+        those read with less belief than :attr:`SURE`, and every square read as a blank. A set
+        has two blanks, so few squares are, but an empty square can look like one however sure the
+        model is (beside a tile's side and shadow, a pale square among tiles of its colour), and
+        from a cut a little to one side, or to the second opinion, it often does not; a blank
+        tile reads as one from every cut. Chosen on 200 tuning boards a set (2026-11-29)."""
+        return (p.max(1) < self.SURE) | (p.argmax(1) == self.classes.index(BLANK_CLASS))
+
     def _shifted(self, warped: np.ndarray, squares: list[tuple[int, int]], p0: np.ndarray,
                  centre: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
         """Class probabilities averaged over the centred cut (read already: ``p0``, from the
@@ -818,7 +828,7 @@ class Reader:
         n = len(squares)
         raw, emb = self._probs(self.net, blob)
         p = (p0 + self._adapted(raw, emb).reshape(4, n, -1).sum(0)) / 5
-        still = np.flatnonzero(p.max(1) < self.SURE) if self.second_net is not None else []
+        still = np.flatnonzero(self._doubtful(p)) if self.second_net is not None else []
         if 0 < len(still) <= self.SECOND_OPINION_MOST:
             cut = (np.arange(4)[:, None] * n + still[None, :]).ravel()  # the shifted cuts of each
             c_blob, c_raw, c_emb = centre
