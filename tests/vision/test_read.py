@@ -436,6 +436,24 @@ def test_a_read_with_more_doubtful_squares_than_the_most_reads_alone(tmp_path):
     assert a.grid == b.grid and np.allclose(a.confidence, b.confidence, atol=1e-6)
 
 
+def test_a_square_read_as_a_blank_is_looked_at_again():
+    # Tuning boards (seeds 25,00k,000 on) where the model, from the centred cut alone, is sure
+    # enough of a blank on an empty square not to doubt it; from shifted cuts and to the second
+    # opinion the square reads empty, and the board then reads it so.
+    from board_pi.rules.board import split_row
+    from board_pi.rules.tiles import TILE_SETS
+
+    for name, seed, (row, col) in (("english", 25_000_025, (3, 11)), ("german", 25_001_117, (4, 11))):
+        tiles = TILE_SETS[name]
+        rows = game_like_rows(np.random.default_rng(seed), tiles)
+        r = render_board(rows, seed=seed, tiles=tiles)
+        assert split_row(rows[row])[col] == "." and not r.occluded[row, col]
+        reader = Reader(tiles=tiles)
+        assert split_row(reader.read(r.image, r.corners).grid[row])[col] == ".", (name, seed)
+        reader.LOOK_AGAIN_AT_BLANKS = False
+        assert split_row(reader.read(r.image, r.corners).grid[row])[col] == "?", (name, seed)
+
+
 def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_it():
     # Boards of the tuning set (seeds 25,00k,000 on) with a hand over them: the model reads
     # squares under the hand as letterless tiles, as sure of them as of the two real blanks. The
