@@ -106,17 +106,20 @@ def blank_options(board: Board, new: dict[Square, str], tiles: TileSet,
     Stops after ``limit`` options: the table needs to know only whether there is exactly one.
     """
     squares = tuple(sq for sq, t in sorted(new.items()) if t == BLANK)
+    # Where the tiles stand, and so the words they make, does not depend on the blanks' letters:
+    # the play is checked and its words found once (two blanks are 26 x 26 letterings, and
+    # checking each anew took most of a press's time).
+    stand_in = placements_with_letters(new, {sq: tiles.letters[0] for sq in squares})
+    try:
+        line = check_placements(board, stand_in, tiles)
+    except IllegalPlay:
+        return BlankChoice(squares, ())
+    words = words_formed(board, stand_in, line)
+    fixed = {p.square: p.tile.upper() for p in stand_in if p.square not in squares}
     options: list[str] = []
     for letters in itertools.product(tiles.letters, repeat=len(squares)):
-        placements = placements_with_letters(new, dict(zip(squares, letters)))
-        try:
-            line = check_placements(board, placements, tiles)
-        except IllegalPlay:
-            return BlankChoice(squares, ())
-        placed = {p.square: p.tile for p in placements}
-        words = ["".join((placed.get(s) or board[s]).upper() for s in w)
-                 for w in words_formed(board, placements, line)]
-        if acceptable(words):
+        placed = {**fixed, **{sq: letter.upper() for sq, letter in zip(squares, letters)}}
+        if acceptable(["".join(placed.get(s) or board[s].upper() for s in w) for w in words]):
             options.append("".join(letters))
             if len(options) >= limit:
                 break

@@ -18,7 +18,8 @@ from board_pi.rules.gcg import parse_gcg
 from board_pi.rules.replay import replay
 from board_pi.rules.judge import WordJudge
 from board_pi.rules.play import Play
-from board_pi.table.reading import BoardReading
+from board_pi.rules.tiles import ENGLISH, SPANISH
+from board_pi.table.reading import BoardReading, blank_options
 from board_pi.table.store import Journal
 from board_pi.table.table import Table, TableError
 from board_pi.wordlists import load_lexicon
@@ -354,3 +355,28 @@ def test_director_controls(tmp_path: Path, lexicon) -> None:  # type: ignore[no-
     assert table.snapshot()["over"]
     with pytest.raises(TableError):
         table.end_game()
+
+
+def test_two_blanks_take_the_letters_that_make_every_word() -> None:
+    # Two blanks are 26 x 26 letterings, checked against the words the play makes on the board.
+    board = Board()
+    for col, t in zip(range(6, 9), "CAT"):
+        board[Square(7, col)] = t
+    new = {Square(6, 8): "?", Square(8, 8): "?", Square(9, 8): "S"}  # ?T?S down column I
+    words = {"OTIS", "ATES", "ITAS"}
+    choice = blank_options(board, new, ENGLISH, lambda ws: all(w in words for w in ws), limit=4)
+    assert choice.squares == (Square(6, 8), Square(8, 8))
+    assert choice.options == ("AE", "IA", "OI")
+    assert blank_options(board, new, ENGLISH, lambda ws: all(w in words for w in ws), limit=1).options == ("AE",)
+    assert blank_options(board, new, ENGLISH, lambda ws: False).options == ()
+    # Not one play (a tile off the line): no lettering makes it one.
+    assert blank_options(board, {**new, Square(0, 0): "E"}, ENGLISH, lambda ws: True).options == ()
+
+
+def test_a_blank_may_stand_for_a_tile_of_two_letters() -> None:
+    board = Board()
+    for col, t in zip(range(7, 9), ("U", "RR")):
+        board[Square(7, col)] = t
+    new = {Square(7, 6): "?", Square(7, 9): "O"}  # ?U[RR]O across row 8
+    choice = blank_options(board, new, SPANISH, lambda ws: ws == ["CHURRO"])
+    assert choice.options == ("CH",)
