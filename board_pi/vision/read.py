@@ -618,7 +618,8 @@ class Reader:
         empty board), else estimated from this photo by the layout's kinds of square.
 
         Squares not read are ``.`` with confidence 0. With ``look_again``, a square read with
-        less belief than :attr:`SURE`, or read as a blank (:meth:`_doubtful`), is read again from
+        less belief than :attr:`SURE`, or read as a blank (:meth:`_doubtful`), and not as
+        ``committed`` has it (:meth:`_reads_as_committed`), is read again from
         its patch cut a little left, right, up and down, and the five readings are averaged (with
         those of the model's second opinion, :attr:`SECOND_OPINION`, where the model still doubts
         it): a square at the edge of what the model tells apart (an empty square beside a tile's
@@ -652,7 +653,7 @@ class Reader:
             raw, emb = self._probs(self.net, blob)
             p = self._adapted(raw, emb)
         if look_again and len(sq):
-            unsure = np.flatnonzero(self._doubtful(p))
+            unsure = np.flatnonzero(self._doubtful(p) & ~self._reads_as_committed(p, sq, committed))
             if len(unsure):
                 p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure],
                                           (blob[unsure], raw[unsure], emb[unsure]))
@@ -821,6 +822,24 @@ class Reader:
         if self.LOOK_AGAIN_AT_BLANKS:
             doubtful |= p.argmax(1) == self.classes.index(BLANK_CLASS)
         return doubtful
+
+    def _reads_as_committed(self, p: np.ndarray, squares: Sequence[tuple[int, int]],
+                            committed: Sequence[str] | None) -> np.ndarray:
+        """Which of ``squares`` (probabilities ``p``) read as what ``committed`` has there (a
+        lettered tile as its letter, a blank as a blank, an empty square as empty).
+
+        Such a square is not looked at again: a table takes a square that reads as it was
+        committed as unchanged however unsure the reading, so another look could only turn an
+        agreeing reading into a change that is not there; and it costs most where the camera
+        sees many squares change at once (the light, a nudged board), when a press must still
+        be scored quickly."""
+        if committed is None:
+            return np.zeros(len(squares), bool)
+        cells = [split_row(row) for row in committed]
+        index = {c: k for k, c in enumerate(self.classes)}
+        blank = index[BLANK_CLASS]
+        want = np.array([blank if cells[r][c].islower() else index.get(cells[r][c], -1) for r, c in squares])
+        return p.argmax(1) == want
 
     LOOK_AGAIN_AT_BLANKS = True
     """Whether every square read as a blank is looked at again (:meth:`_doubtful`). Chosen on

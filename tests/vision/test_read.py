@@ -454,6 +454,26 @@ def test_a_square_read_as_a_blank_is_looked_at_again():
         assert split_row(reader.read(r.image, r.corners).grid[row])[col] == "?", (name, seed)
 
 
+def test_a_square_read_as_committed_is_not_looked_at_again(reader: Reader):
+    # At a table every changed square is read with the committed board beside it. A square that
+    # reads as committed is unchanged whatever its belief, so it is not looked at again: on a
+    # board committed as its centred cuts read, the reader reads as it does without looking again.
+    from board_pi.vision.read import _warp, patches, row_text
+
+    _, r = _board(25_000_005)
+    squares = [(y, x) for y in range(15) for x in range(15)]
+    p, _ = reader.run(patches(_warp(r.image, r.corners), squares))
+    cells = [reader.classes[k] for k in p.argmax(1)]
+    committed = [row_text(cells[y * 15:(y + 1) * 15]) for y in range(15)]
+    assert (p.max(1) < reader.SURE).sum() >= 3  # squares a look again would otherwise read anew
+    once = reader.read(r.image, r.corners, look_again=False, committed=committed)
+    again = reader.read(r.image, r.corners, committed=committed)
+    assert once.grid == again.grid and np.array_equal(once.confidence, again.confidence)
+    # Without the committed board, the doubtful squares are looked at again.
+    assert not np.array_equal(reader.read(r.image, r.corners, look_again=False).confidence,
+                              reader.read(r.image, r.corners).confidence)
+
+
 def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_it():
     # Boards of the tuning set (seeds 25,00k,000 on) with a hand over them: the model reads
     # squares under the hand as letterless tiles, as sure of them as of the two real blanks. The
