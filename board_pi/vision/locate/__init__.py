@@ -23,6 +23,11 @@ Each stage is a module of this package, its numbers in :mod:`.tuning`:
    gather by their kind in that layout, and whose surround is the frame, one colour along each
    side.
 4. :mod:`.refine`: the grid lines are then snapped to, on the full-resolution image, piece by piece.
+   Where no lattice is found at all (no grid line shows anywhere), :mod:`.outline` looks for the
+   board's outline instead: long straight edges (the playing surface against the frame, the
+   frame against the table), every quadrilateral two pairs of them make taken as the grid or
+   inset from it; of those whose squares' colours gather by the premium layout's kinds, the best
+   whose grid lines are then found where it puts them is kept.
 5. :mod:`.orientation`: which way up. The premium layout is 8-fold symmetric, so the board's own pattern cannot say.
    The tiles can: a tile's point value is printed small at the bottom right of its letter, so
    every letter with a digit diagonally beside it votes for a turn. With no tiles on the board
@@ -44,8 +49,9 @@ import numpy as np
 from ..frames import as_bgr
 from ..geometry import GRID, warp_grid
 from .lattice import find_lattice, grid_window
+from .outline import outline_grids
 from .orientation import order_clockwise, orientation_from_values, tile_orientation_votes
-from .refine import refine_corners
+from .refine import refine_corners, snap_to_lines
 from .squares import find_quads
 from .tuning import TUNING, FinderTuning
 
@@ -190,6 +196,19 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
     return order_clockwise(pts), float(min(1.0, share / tuning.confident_share))
 
 
+def _outline_at(bgr: np.ndarray, gray: np.ndarray, tuning: FinderTuning) -> tuple[np.ndarray, float] | None:
+    """The grid from the board's outline (:mod:`.outline`) on the first working copy, snapped to
+    its lines in the image's pixels: the best candidate whose lines are found where it puts them."""
+    h, w = bgr.shape[:2]
+    small = _downscale(bgr, tuning.work_sides[0])
+    scale = np.array([small.shape[1] / w, small.shape[0] / h], np.float32)
+    for _, corners in outline_grids(small, tuning):
+        snapped = snap_to_lines(gray, order_clockwise((corners / scale).astype(np.float32)), tuning)
+        if snapped is not None:
+            return order_clockwise(snapped.astype(np.float32)), tuning.outline_confidence
+    return None
+
+
 def _same_grid(a: np.ndarray, b: np.ndarray, within: float = 0.5) -> bool:
     """Whether two grids' corners (either order round) lie within ``within`` of a square."""
     square = float(np.linalg.norm(a[1] - a[0])) / GRID
@@ -220,7 +239,10 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         if seen >= tuning.larger_retry_share or last:
             break
     if got is None:
-        return None
+        # No grid line shows where the squares could be told: the board's outline may (the
+        # playing surface against its frame), its grid lines then found along their whole length.
+        gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if gray is None else gray
+        return _outline_at(bgr, gray, tuning)
     pts, confidence = got
     if refine:
         pts = refine_corners(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if gray is None else gray, pts, tuning)

@@ -15,7 +15,15 @@ from .tuning import TUNING, FinderTuning
 
 
 def refine_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TUNING) -> np.ndarray:
-    """Snap the grid to its lines: each of the 16+16 lines is found in a rectified view, piece by piece."""
+    """Snap the grid to its lines: each of the 16+16 lines is found in a rectified view, piece by
+    piece; the corners as they were where too few of the lines are found (:func:`snap_to_lines`)."""
+    snapped = snap_to_lines(gray, corners, tuning)
+    return corners if snapped is None else snapped
+
+
+def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TUNING) -> np.ndarray | None:
+    """The grid's corners snapped to its lines, or None where too few pieces of the 16+16 lines
+    are found near where ``corners`` put them, or they do not agree on one grid."""
     square_px = tuning.refine_square_px
     m = square_px
     side = GRID * square_px + 2 * m
@@ -70,16 +78,16 @@ def refine_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning =
     ideal_pts = np.concatenate(ideal_pts).astype(np.float32)
     seen_pts = np.concatenate(seen_pts).astype(np.float32)
     if len(ideal_pts) < tuning.refine_min_points:
-        return corners
+        return None
     # Each piece measures one coordinate (across its line); the other is taken as it stands,
     # which is right to well within the search window.
     Hc, inl = cv2.findHomography(ideal_pts, seen_pts, cv2.RANSAC, square_px * tuning.refine_inlier)
     if Hc is None or int(inl.sum()) < tuning.refine_min_inliers:
-        return corners
+        return None
     in_top = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hc).reshape(-1, 2)
     out = cv2.perspectiveTransform(in_top.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
     # A refinement that moves a corner by more than a third of a square found something else.
     sq = float(np.linalg.norm(corners[1] - corners[0])) / GRID
     if float(np.linalg.norm(out - corners, axis=1).max()) > tuning.refine_max_move * sq:
-        return corners
+        return None
     return out.astype(np.float32)

@@ -101,6 +101,28 @@ class FinderTuning:
     max_outside: float = 1.5
     """How far (in squares) the grid may reach out of the frame before it is refused."""
 
+    # -- the board's outline, where no grid line shows (:mod:`.outline`)
+    outline_canny: tuple[int, int] = (20, 60)
+    """Canny's two thresholds for the edges of each colour channel the outline is looked for in."""
+    outline_min_length: float = 0.3
+    """Shortest edge (a share of the working image's shorter side) that may be one of the outline's."""
+    outline_merge: float = 0.01
+    """Edges this near (a share of the shorter side) and within 2 degrees are one line."""
+    outline_angle_tolerance: float = 25.0
+    """Degrees an edge may lie off the board's two directions (perspective)."""
+    outline_lines: int = 6
+    """Longest edges of each direction tried in pairs."""
+    outline_insets: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+    """Margins (squares) between an outline and the grid tried."""
+    outline_weighed: int = 8
+    """Candidates, the best screened, whose match with the premium layout is weighed in full."""
+    outline_min_match: float = 0.05
+    """The least a candidate's squares must gather better by kind in the layout than in the layout
+    moved a square (:func:`.outline.premium_match`) to be taken for the grid; its lines must also
+    be found where it puts them (:func:`.refine.snap_to_lines`)."""
+    outline_confidence: float = 0.3
+    """The confidence of a grid found from its outline: none of its squares were seen as such."""
+
     # -- snapping to the lines at full resolution
     refine_square_px: int = 20
     """Pixels per square of the rectified view the lines are snapped in."""
