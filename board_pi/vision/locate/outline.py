@@ -95,38 +95,43 @@ def _kinds_alike_many(c: np.ndarray) -> np.ndarray:
 
 def _quads(lines: list[tuple[float, float, float]], w: int, h: int, tuning: FinderTuning) -> np.ndarray:
     """Every convex quadrilateral of about a square's proportions, inside the frame, that two
-    edges of each of the board's two directions make: (n, 4, 2)."""
+    edges of each of two directions near a right angle make: (n, 4, 2). The board's directions
+    are taken from the longest edges in turn (an arm or the table's grain may be longer)."""
     side = min(h, w)
-    # The board's two directions: the longest edge's, and near a right angle to it (perspective
-    # bends the angle by up to a few tens of degrees).
     lines = sorted(lines, key=lambda line: -line[2])
-    first = lines[0][0]
+    tol = math.radians(tuning.outline_angle_tolerance)
 
-    def apart(a: float) -> float:
-        d = abs(a - first) % math.pi
+    def apart(a: float, b: float) -> float:
+        d = abs(a - b) % math.pi
         return min(d, math.pi - d)
 
-    tol = math.radians(tuning.outline_angle_tolerance)
-    one = [line for line in lines if apart(line[0]) < tol][:tuning.outline_lines]
-    other = [line for line in lines if abs(apart(line[0]) - math.pi / 2) < tol][:tuning.outline_lines]
+    firsts: list[float] = []
+    for line in lines:
+        if len(firsts) == tuning.outline_directions:
+            break
+        if all(min(apart(line[0], f), abs(apart(line[0], f) - math.pi / 2)) >= tol for f in firsts):
+            firsts.append(line[0])
     out = []
     m = 0.1 * side
-    for i, a1 in enumerate(one):
-        for a2 in one[i + 1:]:
-            for j, b1 in enumerate(other):
-                for b2 in other[j + 1:]:
-                    q = [_meet(a1, b1), _meet(b1, a2), _meet(a2, b2), _meet(b2, a1)]
-                    if any(p is None for p in q):
-                        continue
-                    quad = np.array(q, np.float32)
-                    if not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
-                        continue
-                    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-                    if sides.min() < tuning.outline_min_length * side or sides.max() > 1.6 * sides.min():
-                        continue
-                    if (quad < -m).any() or (quad[:, 0] > w + m).any() or (quad[:, 1] > h + m).any():
-                        continue
-                    out.append(quad)
+    for first in firsts:
+        one = [line for line in lines if apart(line[0], first) < tol][:tuning.outline_lines]
+        other = [line for line in lines if abs(apart(line[0], first) - math.pi / 2) < tol][:tuning.outline_lines]
+        for i, a1 in enumerate(one):
+            for a2 in one[i + 1:]:
+                for j, b1 in enumerate(other):
+                    for b2 in other[j + 1:]:
+                        q = [_meet(a1, b1), _meet(b1, a2), _meet(a2, b2), _meet(b2, a1)]
+                        if any(p is None for p in q):
+                            continue
+                        quad = np.array(q, np.float32)
+                        if not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
+                            continue
+                        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+                        if sides.min() < tuning.outline_min_length * side or sides.max() > 1.6 * sides.min():
+                            continue
+                        if (quad < -m).any() or (quad[:, 0] > w + m).any() or (quad[:, 1] > h + m).any():
+                            continue
+                        out.append(quad)
     return np.array(out, np.float32).reshape(-1, 4, 2)
 
 

@@ -110,6 +110,8 @@ class FinderTuning:
     """Edges this near (a share of the shorter side) and within 2 degrees are one line."""
     outline_angle_tolerance: float = 25.0
     """Degrees an edge may lie off the board's two directions (perspective)."""
+    outline_directions: int = 3
+    """Directions (each with the one at a right angle to it) taken from the longest edges in turn."""
     outline_lines: int = 6
     """Longest edges of each direction tried in pairs."""
     outline_insets: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
