@@ -3,11 +3,13 @@
 Some boards show no grid lines a camera can see: pale lines on pale squares, blurred, under
 glare. Their edges still show: the playing surface against the board's frame, and the frame
 against the table. Long straight edges are looked for (a Hough transform on the edges of each
-colour channel), gathered into the board's two directions, and every quadrilateral that two
-edges of each direction make is a candidate for the grid's outline, as it stands or inset by up
-to :attr:`~.tuning.FinderTuning.outline_insets` squares (a margin between the frame and the
-grid). The candidate whose squares' colours best match the premium layout is the grid, if the
-match is strong enough; the grid lines are then snapped to at full resolution as for any grid.
+colour channel), and every quadrilateral that two edges of one direction and two near a right
+angle to it make is a candidate for the grid's outline, as it stands or inset by up to
+:attr:`~.tuning.FinderTuning.outline_insets` squares (a margin between the frame and the grid).
+The candidates are screened by how well their squares' colours gather by the premium layout's
+kinds, the best few weighed in full (:func:`premium_match`), and the locator takes the best of
+those whose grid lines are then found along their length where it puts them
+(:func:`~.refine.snap_to_lines`).
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ def _kinds_alike_many(c: np.ndarray) -> np.ndarray:
     """:func:`~.lattice._kinds_alike` of many grids' colours at once: ``c`` (grids, 225, 3)."""
     total = np.abs(c - np.median(c, axis=1, keepdims=True)).sum(axis=(1, 2))
     within = sum(np.abs(c[:, m] - np.median(c[:, m], axis=1, keepdims=True)).sum(axis=(1, 2))
-                 for m in (k.ravel() for k in _KINDS))
+                 for m in _KINDS)
     return 1.0 - within / np.maximum(total, 1e-6)
 
 
