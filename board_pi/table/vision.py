@@ -39,7 +39,9 @@ class VisionReader:
     a pale tile on a square as light as it (a blank on a lavender square) changes its colour more
     than its grey. ``ink_threshold`` is the grey-level difference that a tenth of a square's middle
     must exceed for it to count as changed: under glare a tile's face looks much like the square,
-    and only its letter's ink shows the change.
+    and only its letter's ink shows the change. Where new tiles are read in one line, the squares
+    that would join or extend it are read as well (:func:`line_squares`): a blank on a square of
+    nearly its colour may pass all three thresholds.
     """
 
     def __init__(self, reader: Any | None = None,
@@ -194,6 +196,19 @@ class VisionReader:
             for r, c in squares:
                 grid[r][c] = seen[r][c]
                 conf[r, c] = reading.confidence[r, c]
+            # A blank on a square of nearly its colour may change the picture too little to be
+            # seen as a change; a play is one line, so where new tiles were read, the squares
+            # that would join or extend their line are read too (with the new tiles as committed).
+            looked = set(squares)
+            also = [sq for sq in line_squares(self._ref_grid, grid) if sq not in looked]
+            if also:
+                more = self.reader.read(frame, corners, squares=also, committed=[_row_text(r) for r in grid],
+                                        empty=empty, played=True)
+                seen = [split_row(row) for row in more.grid]
+                for r, c in also:
+                    grid[r][c] = seen[r][c]
+                    conf[r, c] = more.confidence[r, c]
+                squares = squares + also
         self._pending = (look, grid, conf)
         self._seen = (frame, corners, squares)  # what the next commit may learn from
         return BoardReading(tuple(_row_text(r) for r in grid),
@@ -233,6 +248,39 @@ class VisionReader:
         self._ref_look = self._ref_grid = self._ref_conf = None
         if self.tracker is not None:
             self.tracker.covered = None
+
+
+def line_squares(before: Sequence[Sequence[str]] | None, after: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
+    """The empty squares of ``before`` that would join or extend the line of the tiles new in
+    ``after`` (15 x 15 cells each): the gaps between them and the first empty square beyond each
+    end, past the tiles already there; along both lines for a single new tile. None when the new
+    tiles are not in one line (that is no play to complete).
+
+    >>> before = [["."] * 15 for _ in range(15)]; before[7][7] = "A"
+    >>> after = [row[:] for row in before]; after[7][8] = "T"; after[7][10] = "S"
+    >>> line_squares(before, after)
+    [(7, 9), (7, 6), (7, 11)]
+    """
+    old = before if before is not None else [["."] * N for _ in range(N)]
+    new = [(r, c) for r in range(N) for c in range(N) if after[r][c] != "." and old[r][c] == "."]
+    rows, cols = {r for r, _ in new}, {c for _, c in new}
+    if not new or (len(rows) > 1 and len(cols) > 1):
+        return []
+    out: list[tuple[int, int]] = []
+    for dr, dc in ((0, 1), (1, 0)):
+        if (dr == 0 and len(rows) > 1) or (dc == 0 and len(cols) > 1):
+            continue  # the line runs the other way
+        line = sorted(new)
+        (r0, c0), (r1, c1) = line[0], line[-1]
+        gaps = [(r0 + k * dr, c0 + k * dc) for k in range(1, max(r1 - r0, c1 - c0))]
+        out += [sq for sq in gaps if after[sq[0]][sq[1]] == "."]
+        for (r, c), step in (((r0, c0), -1), ((r1, c1), 1)):
+            r, c = r + step * dr, c + step * dc
+            while 0 <= r < N and 0 <= c < N and after[r][c] != ".":
+                r, c = r + step * dr, c + step * dc
+            if 0 <= r < N and 0 <= c < N:
+                out.append((r, c))
+    return list(dict.fromkeys(out))
 
 
 def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarray:

@@ -184,3 +184,31 @@ def test_a_tile_washed_out_by_glare_is_seen_by_its_letters_ink() -> None:
     assert reader.changed_squares(look) == [(6, 4)]
     reader.ink_threshold = float("inf")  # by the square's grey and colour alone it would not count
     assert reader.changed_squares(look) == []
+
+
+def test_a_blank_that_changes_its_square_too_little_is_read_as_the_end_of_the_play() -> None:
+    # A play is one line: where new tiles are read, the squares that would join or extend their
+    # line are read too. Here only a square whose letter's ink changed counts as changed (the
+    # grey and colour thresholds out of reach), so the blank that ends the word is not seen as
+    # a change, yet it is read, as the square just past the play's last new tile.
+    from board_pi.vision.editions import edition_style
+
+    def board(row: str) -> list[str]:
+        return ["." * 15] * 7 + [row] + ["." * 15] * 7
+
+    def shot(rows: list[str], n: int):  # type: ignore[no-untyped-def]
+        return render_board(rows, seed=300 + n, tilt=12.0, style=edition_style(np.random.default_rng(3), "lavender"),
+                            pose_seed=3, hand=False, effects=False)
+
+    before, after = board(".....CAT......."), board(".....CATTLEd...")
+    r = shot(EMPTY, 0)
+    reader = VisionReader(tracker=Tracker(calibrate(r.image, r.corners, rotation=0, use_markers=False)))
+    reader.read(r.image)
+    reader.commit(EMPTY)
+    reader.read(shot(before, 1).image)
+    reader.commit(before)
+    reader.change_threshold = reader.colour_threshold = float("inf")
+    image = shot(after, 2).image
+    assert (7, 11) not in reader.changed_squares(reader._look(image, reader.last_corners))
+    seen = reader.read(image)
+    assert seen is not None and seen.grid[7] == ".....CATTLE?..."
