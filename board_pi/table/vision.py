@@ -253,8 +253,8 @@ class VisionReader:
 def line_squares(before: Sequence[Sequence[str]] | None, after: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
     """The empty squares of ``before`` that would join or extend the line of the tiles new in
     ``after`` (15 x 15 cells each): the gaps between them and the first empty square beyond each
-    end, past the tiles already there; along both lines for a single new tile. None when the new
-    tiles are not in one line (that is no play to complete).
+    end, past the tiles already there; along both lines for a single new tile. Nothing when the
+    new tiles are not in one line (that is no play to complete: a hand over the board, say).
 
     >>> before = [["."] * 15 for _ in range(15)]; before[7][7] = "A"
     >>> after = [row[:] for row in before]; after[7][8] = "T"; after[7][10] = "S"
