@@ -14,12 +14,13 @@ those whose grid lines are then found along their length where it puts them
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import cv2
 import numpy as np
 
-from ..geometry import GRID
+from ..geometry import GRID, grid_to_image
 from .lattice import _KINDS, _kinds_alike
 from .tuning import TUNING, FinderTuning
 
@@ -77,9 +78,7 @@ def premium_match(lab: np.ndarray, corners: np.ndarray) -> float:
     quadrilateral that is not the grid matches a shifted layout about as well as the layout;
     the layout is the same all eight ways, so the order of the corners does not matter."""
     h, w = lab.shape[:2]
-    H = cv2.getPerspectiveTransform(np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]]),
-                                    np.asarray(corners, np.float32))
-    pts = cv2.perspectiveTransform(_SAMPLES, H).reshape(-1, 2)
+    pts = cv2.perspectiveTransform(_SAMPLES, grid_to_image(corners)).reshape(-1, 2)
     if (pts < 0).any() or (pts[:, 0] >= w).any() or (pts[:, 1] >= h).any():
         return -1.0
     c = np.median(lab[pts[:, 1].astype(int), pts[:, 0].astype(int)].reshape(GRID, GRID, -1, 3), axis=2)
@@ -118,22 +117,19 @@ def _quads(lines: list[tuple[float, float, float]], w: int, h: int, tuning: Find
     for first in firsts:
         one = [line for line in lines if apart(line[0], first) < tol][:tuning.outline_lines]
         other = [line for line in lines if abs(apart(line[0], first) - math.pi / 2) < tol][:tuning.outline_lines]
-        for i, a1 in enumerate(one):
-            for a2 in one[i + 1:]:
-                for j, b1 in enumerate(other):
-                    for b2 in other[j + 1:]:
-                        q = [_meet(a1, b1), _meet(b1, a2), _meet(a2, b2), _meet(b2, a1)]
-                        if any(p is None for p in q):
-                            continue
-                        quad = np.array(q, np.float32)
-                        if not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
-                            continue
-                        sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
-                        if sides.min() < tuning.outline_min_length * side or sides.max() > 1.6 * sides.min():
-                            continue
-                        if (quad < -m).any() or (quad[:, 0] > w + m).any() or (quad[:, 1] > h + m).any():
-                            continue
-                        out.append(quad)
+        for (a1, a2), (b1, b2) in itertools.product(itertools.combinations(one, 2), itertools.combinations(other, 2)):
+            q = [_meet(a1, b1), _meet(b1, a2), _meet(a2, b2), _meet(b2, a1)]
+            if any(p is None for p in q):
+                continue
+            quad = np.array(q, np.float32)
+            if not cv2.isContourConvex(quad.reshape(-1, 1, 2)):
+                continue
+            sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+            if sides.min() < tuning.outline_min_length * side or sides.max() > 1.6 * sides.min():
+                continue
+            if (quad < -m).any() or (quad[:, 0] > w + m).any() or (quad[:, 1] > h + m).any():
+                continue
+            out.append(quad)
     return np.array(out, np.float32).reshape(-1, 4, 2)
 
 
@@ -161,7 +157,7 @@ def outline_grids(small: np.ndarray, tuning: FinderTuning = TUNING) -> list[tupl
     G = np.array(grids, np.float32)
     # Screening: each square's centre alone, every candidate at once.
     lab = cv2.cvtColor(cv2.blur(small, (5, 5)), cv2.COLOR_BGR2LAB)
-    Hs = np.array([cv2.getPerspectiveTransform(np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]]), g) for g in G])
+    Hs = np.array([grid_to_image(g) for g in G])
     centres = np.concatenate([_CENTRES, np.ones((len(_CENTRES), 1))], axis=1)
     P = np.einsum("kij,nj->kni", Hs, centres)
     xy = P[..., :2] / P[..., 2:]
