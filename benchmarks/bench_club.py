@@ -99,8 +99,8 @@ def run_hub(args: argparse.Namespace) -> None:
     from board_pi.club.hub import Hub
     from board_pi.club.hubweb import create_hub_app
     from board_pi.club.settings import ClubSettings, parse_broker_url
-    from board_pi.web.auth import PinGuard
-    from board_pi.web.director import DirectorStore
+    from board_pi.serve.guard import PinGuard
+    from board_pi.serve.store import DirectorStore
     from board_pi.web.server import serve
 
     data = Path(args.data)

@@ -138,7 +138,7 @@ PIN_HASH_SHAPE = re.compile(r"^scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_\-+/=]+\$[A-Za-
 
 PIN_FILE = "director-pin"
 CODE_FILE = "director-code"
-SESSIONS_FILE = "director-sessions.json"  # the status page's (board_pi.web.director)
+SESSIONS_FILE = "director-sessions.json"  # the director's live sessions (board_pi.serve.store)
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # nothing to misread: no 0/O, 1/I
 
 

@@ -414,7 +414,7 @@ def check_director(cfg: Config) -> Result:
     """The director's PIN: where it is kept, or (none set yet) the one-time code with which a
     page away from the Pi may choose it, the same code the running service printed."""
     from board_pi.config import DEFAULT_CONFIG_PATH
-    from board_pi.web.director import DirectorStoreError, setup_code, stored_pin_hash
+    from board_pi.pin import DirectorStoreError, setup_code, stored_pin_hash
 
     d = cfg.data_dir()
     fix = f"sudo board-pi config set-pin --config {cfg.source or DEFAULT_CONFIG_PATH}"

@@ -51,8 +51,8 @@ def cmd_hub(args: argparse.Namespace) -> int:
     except BrokerUnreachable as e:
         print(f"board-pi hub: {e}; trying again in the background", flush=True)
     hub = Hub(settings, data).start()
-    from ..web.auth import PinGuard
-    from ..web.director import DirectorStore
+    from ..serve.guard import PinGuard
+    from ..serve.store import DirectorStore
 
     app = create_hub_app(hub, store=DirectorStore(data), guard=PinGuard(), secret_key=session_key(data))
     code = app.extensions["board_pi"].store.setup_code()

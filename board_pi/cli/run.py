@@ -401,7 +401,7 @@ def session_key(data: Path) -> bytes:
 def _director(cfg: Any, data: Path) -> Any:
     """The director's PIN (kept in the data directory; an old configuration's hash still counts)
     and, while there is none, the one-time code that lets a page away from the Pi choose it."""
-    from ..web.director import DirectorStore, DirectorStoreError
+    from ..serve.store import DirectorStore, DirectorStoreError
 
     try:
         store = DirectorStore(data, legacy_hash=cfg.web.director_pin_hash or None)

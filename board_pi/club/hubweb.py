@@ -8,16 +8,21 @@ set and checked the same way as on a table), a session cookie and the CSRF token
 from __future__ import annotations
 
 import json
+import threading
 import time
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Callable, Iterator
 
 from flask import Flask, Response, jsonify, render_template, request
 
 from ..feeds import feed_blueprint
+from ..serve.guard import PinGuard
+from ..serve.requests import ApiError, body
+from ..serve.signin import HASHING, csrf_token, director_required, install_signin
+from ..serve.store import DirectorStore
 from .hub import Hub
 from .results import PairingError, from_hub, gcg_archive, parse_pairings, results_csv, standings, tsh_lines
-from .webauth import ApiError, HubWebState, body, director_required, install_session_routes, csrf_token
 
 MAX_BODY = 256 * 1024  # a round's pairings for 60 tables are a few KB
 
@@ -56,10 +61,42 @@ def table_summary(row: dict[str, Any], behind: int = 0) -> dict[str, Any]:
     }
 
 
-def create_hub_app(hub: Hub, *, store: Any, guard: Any, secret_key: bytes | None = None, heartbeat: float = 15.0,
-                   max_streams: int = 100) -> Flask:
+@dataclass
+class HubWebState:
+    """What the hub's app keeps besides the hub: the director's PIN and sessions (``store``), the
+    lockout after wrong PINs (``guard``), the live streams."""
+
+    store: DirectorStore
+    guard: PinGuard
+    heartbeat: float = 15.0
+    max_streams: int = 100
+    on_pin_set: Callable[[str], Any] | None = None
+    stopping: threading.Event = field(default_factory=threading.Event)
+    streams: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    hashing: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(HASHING))
+    hash_wait: float = 15.0
+
+    @property
+    def pin_hash(self) -> str | None:
+        return self.store.pin_hash()
+
+    def open_stream(self) -> bool:
+        with self.lock:
+            if self.streams >= self.max_streams:
+                return False
+            self.streams += 1
+            return True
+
+    def close_stream(self) -> None:
+        with self.lock:
+            self.streams -= 1
+
+
+def create_hub_app(hub: Hub, *, store: DirectorStore, guard: PinGuard, secret_key: bytes | None = None,
+                   heartbeat: float = 15.0, max_streams: int = 100) -> Flask:
     """The hub's app. ``store`` keeps the director's PIN and sessions, ``guard`` locks out wrong
-    PINs: the table page's own (web.director.DirectorStore, web.auth.PinGuard), from the CLI."""
+    PINs (the same as a table's page: :mod:`board_pi.serve.signin`)."""
     app = Flask(__name__)
     app.secret_key = secret_key or __import__("os").urandom(32)
     app.config.update(MAX_CONTENT_LENGTH=MAX_BODY, SESSION_COOKIE_NAME="board_pi_hub_session",
@@ -68,7 +105,8 @@ def create_hub_app(hub: Hub, *, store: Any, guard: Any, secret_key: bytes | None
     app.json.sort_keys = False  # type: ignore[attr-defined]
     state = HubWebState(store, guard, heartbeat=heartbeat, max_streams=max_streams)
     app.extensions["board_pi"] = state
-    install_session_routes(app)
+    install_signin(app, away_needs_code="away from the hub's machine, the first PIN needs the one-time code "
+                   "printed when `board-pi hub` started")
 
     def tables() -> list[dict[str, Any]]:
         return [table_summary(r, hub.behind(r["table"])) for r in hub.store.tables()]
@@ -208,7 +246,10 @@ def create_hub_app(hub: Hub, *, store: Any, guard: Any, secret_key: bytes | None
 
     @app.errorhandler(ApiError)
     def api_error(e: ApiError) -> tuple[Response, int]:
-        return jsonify({"error": e.message, **e.extra}), e.status
+        resp = jsonify({"error": e.message, **e.extra})
+        if "wait" in e.extra:
+            resp.headers["Retry-After"] = str(int(e.extra["wait"]) + 1)
+        return resp, e.status
 
     @app.after_request
     def headers(resp: Response) -> Response:

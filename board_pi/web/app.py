@@ -5,27 +5,27 @@ Three pages (the table view, the word judge screen, the director's controls) and
 they use, documented in ``openapi.json`` (served at ``/api/openapi``); the routes are in
 :mod:`board_pi.web.routes`, one blueprint per job. Viewing is open; anything that changes a game
 needs the director's PIN, a session cookie, and the session's CSRF token in an ``X-CSRF-Token``
-header (:mod:`board_pi.web.access`). Every bad request gets a 4xx with ``{"error": message}``.
+header (:mod:`board_pi.serve.signin`, the same as the hub's). Every bad request gets a 4xx with ``{"error": message}``.
 """
 
 from __future__ import annotations
 
-import hmac
 import os
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable
 
-from flask import Flask, Response, jsonify, request, session
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..feeds import feed_blueprint
 from ..pin import pin_hash_problem
 from ..table.facade import NotFound, Table, TableError, TableFacade
-from .access import CSRF_HEADER, WebState
-from .auth import PinGuard
-from .director import DirectorStore
-from .requests import MAX_BODY, ApiError
+from ..serve.guard import PinGuard
+from ..serve.requests import MAX_BODY, ApiError
+from ..serve.signin import install_signin
+from ..serve.store import DirectorStore
+from .access import WebState
 from .routes import BLUEPRINTS
 
 SECURITY_POLICY = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
@@ -41,7 +41,7 @@ def create_app(table: Table | TableFacade, *, pin_hash: str | None = None,
     """The status page's app for ``table`` (a Table, or the facade over one).
 
     ``data_dir``: where the director's PIN hash, the one-time setup code and the live sessions
-    are kept (:class:`~board_pi.web.director.DirectorStore`; None keeps them in memory).
+    are kept (:class:`~board_pi.serve.store.DirectorStore`; None keeps them in memory).
     ``pin_hash``: a PIN hash from :func:`~board_pi.pin.hash_pin` to use when the data
     directory holds none (an old configuration's). With no PIN at all, the director's page asks
     for one on first use, from the Pi itself or with the setup code; ``on_pin_set`` is also told
@@ -73,7 +73,9 @@ def create_app(table: Table | TableFacade, *, pin_hash: str | None = None,
     app.extensions["board_pi"] = WebState(facade, store, guard or PinGuard(), on_pin_set, heartbeat,
                                           max_streams, judge_clear_seconds, judge_needs_pin)
     _answer_errors(app)
-    _guard_requests(app)
+    _answer_headers(app)
+    install_signin(app, away_needs_code="away from the table, the first PIN needs the one-time code: it is in "
+                   "the service's log (journalctl -u board-pi) and on `board-pi doctor`")
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
     # The broadcasters' feeds of this table (the same as the hub serves per table).
@@ -140,16 +142,8 @@ def _answer_errors(app: Flask) -> None:
         return jsonify({"error": f"the table could not do that: {type(e).__name__}: {e}"}), 500
 
 
-def _guard_requests(app: Flask) -> None:
-    """The CSRF check on every change, and the headers on every answer."""
-
-    @app.before_request
-    def check_csrf() -> None:
-        if request.method in ("POST", "PUT", "PATCH", "DELETE"):
-            sent = request.headers.get(CSRF_HEADER, "")
-            token = session.get("csrf", "")
-            if not token or not sent or not hmac.compare_digest(str(sent), str(token)):
-                raise ApiError(403, "missing or wrong CSRF token: reload the page and try again")
+def _answer_headers(app: Flask) -> None:
+    """The headers on every answer."""
 
     @app.after_request
     def headers(resp: Response) -> Response:

@@ -10,8 +10,8 @@ import pytest
 from board_pi.club.hub import Hub
 from board_pi.club.hubweb import create_hub_app
 from board_pi.club.settings import ClubSettings, parse_broker_url
-from board_pi.web.auth import PinGuard
-from board_pi.web.director import DirectorStore
+from board_pi.serve.guard import PinGuard
+from board_pi.serve.store import DirectorStore
 
 from ..web.conftest import CHROMIUM_ARGS, chromium_path
 from .conftest import HUB_PASSWORD

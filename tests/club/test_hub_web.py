@@ -15,8 +15,8 @@ from board_pi.feeds import feed_fields
 from board_pi.club.hub import Hub
 from board_pi.club.hubweb import create_hub_app
 from board_pi.club.settings import ClubSettings, parse_broker_url
-from board_pi.web.auth import PinGuard
-from board_pi.web.director import DirectorStore
+from board_pi.serve.guard import PinGuard
+from board_pi.serve.store import DirectorStore
 
 from .conftest import HUB_PASSWORD
 from .helpers import SimTable, publisher_for, wait_for

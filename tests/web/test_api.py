@@ -10,7 +10,7 @@ import pytest
 from board_pi.table.table import Table
 from board_pi.web import create_app
 from board_pi.pin import check_pin
-from board_pi.web.auth import PinGuard
+from board_pi.serve.guard import PinGuard
 
 from .conftest import PIN
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from board_pi.web.auth import PinGuard
+from board_pi.serve.guard import PinGuard
 
 
 def test_guard_locks_out_with_backoff_and_forgives_a_right_pin() -> None:

@@ -18,9 +18,9 @@ import pytest
 from board_pi.table.table import Table
 from board_pi.web import create_app
 from board_pi.pin import check_pin, hash_pin
-from board_pi.web.auth import PinGuard
+from board_pi.serve.guard import PinGuard
 from board_pi.pin import CODE_FILE, PIN_FILE, DirectorStoreError
-from board_pi.web.director import DirectorStore
+from board_pi.serve.store import DirectorStore
 
 from .conftest import PIN
 from .test_api import Client

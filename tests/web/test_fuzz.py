@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from board_pi.table.table import Table
 from board_pi.web import create_app
-from board_pi.web.auth import PinGuard
+from board_pi.serve.guard import PinGuard
 
 from .conftest import PIN
 

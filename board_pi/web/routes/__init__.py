@@ -1,5 +1,6 @@
 """The status page's routes, one blueprint per job: the pages, what anyone may read, the event
-stream, the director's session, the word judge, and the director's actions on the game."""
+stream, the word judge, and the director's actions on the game (the
+director's session is :mod:`board_pi.serve.signin`'s)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,5 @@ from .events import events
 from .judge import judge
 from .pages import pages
 from .reading import reading
-from .session import director_session
 
-BLUEPRINTS: tuple[Blueprint, ...] = (pages, reading, events, director_session, judge, actions)
+BLUEPRINTS: tuple[Blueprint, ...] = (pages, reading, events, judge, actions)

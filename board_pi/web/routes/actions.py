@@ -10,8 +10,9 @@ from flask import Blueprint, Response, jsonify
 from ...clock import TimeControl
 from ...rules.game import ChallengeRule, GameRules
 from ...rules.tiles import TILE_SETS
-from ..access import director_required, ok, result, table
-from ..requests import ApiError, body, letters, one_of, setting, text, whole
+from ...serve.requests import ApiError, body, letters, one_of, setting, text, whole
+from ...serve.signin import director_required
+from ..access import ok, result, table
 
 actions = Blueprint("actions", __name__)
 

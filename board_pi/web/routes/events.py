@@ -12,8 +12,8 @@ from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Response, request
 
+from ...serve.requests import ApiError
 from ..access import WebState, table, web
-from ..requests import ApiError
 
 events = Blueprint("events", __name__)
 

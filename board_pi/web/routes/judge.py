@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from ..access import director_required, need_director, table, web
-from ..requests import ApiError, body
+from ...serve.requests import ApiError, body
+from ...serve.signin import director_required, need_director
+from ..access import table, web
 
 judge = Blueprint("judge", __name__)
 

@@ -10,7 +10,8 @@ from ...clock import TimeControl
 from ...rules.game import ChallengeRule
 from ...rules.tiles import TILE_SETS
 from ...settings import limits
-from ..access import csrf_token, web
+from ...serve.signin import csrf_token
+from ..access import web
 
 pages = Blueprint("pages", __name__)
 

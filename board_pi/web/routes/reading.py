@@ -1,4 +1,4 @@
-"""What anyone may read: the table's state, the session's standing, the games kept, the records,
+"""What anyone may read: the table's state, the games kept, the records,
 the lexicons, the last play's words; and, for the director, the calibration view."""
 
 from __future__ import annotations
@@ -7,9 +7,10 @@ from importlib import resources
 
 from flask import Blueprint, Response, jsonify
 
-from ..access import client, csrf_token, director_required, from_the_pi, is_director, table, web
+from ...serve.requests import ApiError
+from ...serve.signin import director_required
+from ..access import table
 from ..calibration import NoCalibrationView, render
-from ..requests import ApiError
 
 reading = Blueprint("reading", __name__)
 
@@ -23,16 +24,6 @@ def api_state() -> Response:
 def api_openapi() -> Response:
     text = resources.files("board_pi.web").joinpath("openapi.json").read_text(encoding="utf-8")
     return Response(text, mimetype="application/json")
-
-
-@reading.get("/api/session")
-def api_session() -> Response:
-    state = web()
-    lock = state.guard.status(client())
-    pin_set = state.pin_hash is not None
-    return jsonify({"director": is_director(), "pin_set": pin_set,
-                    "setup_code": not pin_set and not from_the_pi(),
-                    "csrf": csrf_token(), "wait": round(lock.wait, 1)})
 
 
 @reading.get("/api/games")
