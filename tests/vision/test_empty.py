@@ -332,6 +332,22 @@ def test_each_kind_of_square_is_found_under_a_light_that_falls_off_towards_the_e
     assert (look.spread < 6).all()
 
 
+
+def test_a_board_seen_empty_in_one_part_only_is_lit_by_a_plane_not_a_curve() -> None:
+    # Tiles everywhere but the first two rows: a curve fitted to those rows bends at will across
+    # the rest of the board (its colours there off by about 100 units); a plane stays near.
+    rng = np.random.default_rng(3)
+    rr, cc = np.mgrid[0:15, 0:15].astype(np.float32) / 14 - 0.5
+    truth = KIND_COLOURS[KIND] + (20 * rr - 12 * cc)[..., None] * np.array([1, 0.2, 0.1], np.float32)
+    colours = truth + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
+    tiles = np.ones((15, 15), bool)
+    tiles[0] = False
+    tiles[1, :10] = False
+    look = EmptyLook.from_photo(colours, tiles)
+    known = np.isfinite(look.colour).all(axis=2)
+    assert known[14].any()
+    assert np.linalg.norm(look.colour - truth, axis=2)[known].max() < 15
+
 def test_an_empty_square_at_the_edge_of_a_real_photo_is_judged_by_the_light_there(shared_data) -> None:
     # The 2015 game's tuning photo 170119: the light falls off towards the board's edges, and A14,
     # empty, is darker than a plane across the board says its kind is there, as dark as the tiles.
