@@ -18,8 +18,8 @@ from flask import Flask, Response, jsonify, render_template, request
 
 from ..feeds import feed_blueprint
 from ..serve.guard import PinGuard
-from ..serve.requests import ApiError, body
-from ..serve.signin import HASHING, csrf_token, director_required, install_signin
+from ..serve.requests import ApiError, body, refusal
+from ..serve.signin import SignInState, csrf_token, director_required, install_signin
 from ..serve.store import DirectorStore
 from .hub import Hub
 from .results import PairingError, from_hub, gcg_archive, parse_pairings, results_csv, standings, tsh_lines
@@ -62,24 +62,14 @@ def table_summary(row: dict[str, Any], behind: int = 0) -> dict[str, Any]:
 
 
 @dataclass
-class HubWebState:
-    """What the hub's app keeps besides the hub: the director's PIN and sessions (``store``), the
-    lockout after wrong PINs (``guard``), the live streams."""
+class HubWebState(SignInState):
+    """What the hub's app keeps besides the hub: the director's sign-in (:class:`SignInState`),
+    the live streams."""
 
-    store: DirectorStore
-    guard: PinGuard
     heartbeat: float = 15.0
     max_streams: int = 100
-    on_pin_set: Callable[[str], Any] | None = None
     stopping: threading.Event = field(default_factory=threading.Event)
     streams: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    hashing: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(HASHING))
-    hash_wait: float = 15.0
-
-    @property
-    def pin_hash(self) -> str | None:
-        return self.store.pin_hash()
 
     def open_stream(self) -> bool:
         with self.lock:
@@ -103,7 +93,7 @@ def create_hub_app(hub: Hub, *, store: DirectorStore, guard: PinGuard, secret_ke
                       SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict",
                       PERMANENT_SESSION_LIFETIME=timedelta(hours=12))
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    state = HubWebState(store, guard, heartbeat=heartbeat, max_streams=max_streams)
+    state = HubWebState(store=store, guard=guard, heartbeat=heartbeat, max_streams=max_streams)
     app.extensions["board_pi"] = state
     install_signin(app, away_needs_code="away from the hub's machine, the first PIN needs the one-time code "
                    "printed when `board-pi hub` started")
@@ -246,10 +236,7 @@ def create_hub_app(hub: Hub, *, store: DirectorStore, guard: PinGuard, secret_ke
 
     @app.errorhandler(ApiError)
     def api_error(e: ApiError) -> tuple[Response, int]:
-        resp = jsonify({"error": e.message, **e.extra})
-        if "wait" in e.extra:
-            resp.headers["Retry-After"] = str(int(e.extra["wait"]) + 1)
-        return resp, e.status
+        return refusal(e)
 
     @app.after_request
     def headers(resp: Response) -> Response:

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from flask import request
+from flask import Response, jsonify, request
 
 from ..settings import check, choice, from_text
 
@@ -25,6 +25,15 @@ class ApiError(Exception):
     def __init__(self, status: int, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.status, self.message, self.extra = status, message, extra
+
+
+def refusal(e: ApiError) -> tuple[Response, int]:
+    """The answer to a refused request: ``{"error": message, ...}`` with its status, and
+    ``Retry-After`` when the client is told to wait (a lockout)."""
+    resp = jsonify({"error": e.message, **e.extra})
+    if "wait" in e.extra:
+        resp.headers["Retry-After"] = str(int(e.extra["wait"]) + 1)
+    return resp, e.status
 
 
 def body() -> dict[str, Any]:

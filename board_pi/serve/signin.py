@@ -6,8 +6,7 @@ not, the session's CSRF token in an ``X-CSRF-Token`` header. The PIN is chosen o
 from the machine itself, or elsewhere with the one-time setup code the service prints; wrong
 guesses lock a client out for longer each time (:class:`~board_pi.serve.guard.PinGuard`).
 
-Each app keeps its own state, with the attributes :class:`SignInState` names, in
-``app.extensions["board_pi"]``; :func:`install_signin` adds the CSRF check and the session's
+Each app keeps its own state, a :class:`SignInState`, in ``app.extensions["board_pi"]``; :func:`install_signin` adds the CSRF check and the session's
 routes (``/api/session``, ``/api/login``, ``/api/logout``, ``/api/pin``), and a route that needs
 the director says so with :func:`director_required`.
 """
@@ -19,7 +18,8 @@ import hmac
 import ipaddress
 import secrets
 import threading
-from typing import Any, Callable, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Callable, TypeVar
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request, session
 
@@ -35,18 +35,20 @@ PROXY_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarde
                  "X-Client-Ip", "Via")
 
 
-class SignInState(Protocol):
-    """What the sign-in needs of an app's state."""
+@dataclass(kw_only=True)
+class SignInState:
+    """What the sign-in keeps; each app's state is one (a subclass with its own fields besides)."""
 
     store: DirectorStore
     guard: PinGuard
-    on_pin_set: Callable[[str], Any] | None  # told a new PIN's hash before it is kept
-    lock: threading.Lock
-    hashing: threading.BoundedSemaphore  # HASHING slots
-    hash_wait: float  # seconds a login waits for a free hashing slot before a 503
+    on_pin_set: Callable[[str], Any] | None = None  # told a new PIN's hash before it is kept
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    hashing: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(HASHING))
+    hash_wait: float = 15.0  # seconds a login waits for a free hashing slot before a 503
 
     @property
-    def pin_hash(self) -> str | None: ...
+    def pin_hash(self) -> str | None:
+        return self.store.pin_hash()
 
 
 def state() -> SignInState:

@@ -8,24 +8,20 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from flask import Response, current_app, jsonify
 
-from ..serve.guard import PinGuard
-from ..serve.signin import HASHING
-from ..serve.store import DirectorStore
+from ..serve.signin import SignInState
 from ..table.facade import PressResult, TableFacade
 
 
 @dataclass
-class WebState:
-    """What the app keeps besides the table: the PIN, the guard, the live streams."""
+class WebState(SignInState):
+    """What the app keeps besides the table: the director's sign-in (:class:`SignInState`), the
+    live streams."""
 
     table: TableFacade
-    store: DirectorStore
-    guard: PinGuard
-    on_pin_set: Callable[[str], Any] | None
     heartbeat: float
     max_streams: int
     judge_clear_seconds: float
@@ -33,13 +29,6 @@ class WebState:
     stopping: threading.Event = field(default_factory=threading.Event)
     streams: int = 0
     encoded: dict[int, str] = field(default_factory=dict)  # seq -> an event as the stream sends it
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    hashing: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(HASHING))
-    hash_wait: float = 15.0  # seconds a login waits for a free hashing slot before a 503
-
-    @property
-    def pin_hash(self) -> str | None:
-        return self.store.pin_hash()
 
 
 def web() -> WebState:

@@ -5,7 +5,8 @@ Three pages (the table view, the word judge screen, the director's controls) and
 they use, documented in ``openapi.json`` (served at ``/api/openapi``); the routes are in
 :mod:`board_pi.web.routes`, one blueprint per job. Viewing is open; anything that changes a game
 needs the director's PIN, a session cookie, and the session's CSRF token in an ``X-CSRF-Token``
-header (:mod:`board_pi.serve.signin`, the same as the hub's). Every bad request gets a 4xx with ``{"error": message}``.
+header (:mod:`board_pi.serve.signin`, the same as the hub's). Every bad request gets a 4xx with
+``{"error": message}``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..feeds import feed_blueprint
 from ..pin import pin_hash_problem
 from ..table.facade import NotFound, Table, TableError, TableFacade
 from ..serve.guard import PinGuard
-from ..serve.requests import MAX_BODY, ApiError
+from ..serve.requests import MAX_BODY, ApiError, refusal
 from ..serve.signin import install_signin
 from ..serve.store import DirectorStore
 from .access import WebState
@@ -70,8 +71,8 @@ def create_app(table: Table | TableFacade, *, pin_hash: str | None = None,
             raise ValueError(f"pin_hash cannot be used: {pin_hash_problem(pin_hash)}")
         store = DirectorStore(Path(data_dir) if data_dir is not None else None, pin_hash)
     facade = table if isinstance(table, TableFacade) else TableFacade(table, lexicons=lexicons)
-    app.extensions["board_pi"] = WebState(facade, store, guard or PinGuard(), on_pin_set, heartbeat,
-                                          max_streams, judge_clear_seconds, judge_needs_pin)
+    app.extensions["board_pi"] = WebState(facade, heartbeat, max_streams, judge_clear_seconds, judge_needs_pin,
+                                          store=store, guard=guard or PinGuard(), on_pin_set=on_pin_set)
     _answer_errors(app)
     _answer_headers(app)
     install_signin(app, away_needs_code="away from the table, the first PIN needs the one-time code: it is in "
@@ -116,10 +117,7 @@ def _answer_errors(app: Flask) -> None:
 
     @app.errorhandler(ApiError)
     def api_error(e: ApiError) -> tuple[Response, int]:
-        resp = jsonify({"error": e.message, **e.extra})
-        if "wait" in e.extra:
-            resp.headers["Retry-After"] = str(int(e.extra["wait"]) + 1)
-        return resp, e.status
+        return refusal(e)
 
     @app.errorhandler(TableError)
     def table_error(e: TableError) -> tuple[Response, int]:
