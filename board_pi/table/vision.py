@@ -160,13 +160,16 @@ class VisionReader:
 
     def changed_squares(self, look: np.ndarray) -> list[tuple[int, int]]:
         """Squares whose picture differs from the last committed frame's: in grey, in colour, or in ink."""
+        import cv2
+
         if self._ref_look is None:
             return [(r, c) for r in range(N) for c in range(N)]
         px = look.shape[0] // N
         # Remove a global change (the light at the table, the camera's white balance) first.
-        d = np.abs((look - look.mean(axis=(0, 1))) - (self._ref_look - self._ref_look.mean(axis=(0, 1))))
-        squares = d[:px * N, :px * N].reshape(N, px, N, px, 3)
-        cells = squares.mean(axis=(1, 3))
+        # (OpenCV's means: numpy's over these axes took 16 ms a frame, a tenth of a read.)
+        d = cv2.absdiff(_centred(look), _centred(self._ref_look))[:px * N, :px * N]
+        cells = cv2.resize(d, (N, N), interpolation=cv2.INTER_AREA)  # each square's mean, exactly
+        squares = d.reshape(N, px, N, px, 3)
         m = px // 5  # the middle: the neighbours' edges and shadows left out
         middle = squares[:, m:px - m, :, m:px - m, 0].transpose(0, 2, 1, 3).reshape(N, N, -1)
         tenth = int(0.9 * middle.shape[2])  # the tenth of the middle that differs most starts here
@@ -281,6 +284,13 @@ def line_squares(before: Sequence[Sequence[str]] | None, after: Sequence[Sequenc
             if 0 <= r < N and 0 <= c < N:
                 out.append((r, c))
     return list(dict.fromkeys(out))
+
+
+def _centred(look: np.ndarray) -> np.ndarray:
+    """``look`` less its mean in each channel."""
+    import cv2
+
+    return look - np.float32(cv2.mean(look)[:3])
 
 
 def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarray:

@@ -449,15 +449,15 @@ class Reader:
         return e / e.sum(1, keepdims=True)
 
     def _value_look(self, image: np.ndarray, corners: np.ndarray, squares: Sequence[tuple[int, int]],
-                    p: np.ndarray) -> np.ndarray:
+                    p: np.ndarray, looked_at: np.ndarray) -> np.ndarray:
         """``p`` (of ``squares`` of the board whose grid has ``corners`` in ``image``) with the
         tile classes of each doubtful tile (read as a tile, below :attr:`VALUE_SURE`) weighed by
         the value printed on it (:mod:`~board_pi.vision.values`), cut from the image at twice the
-        tile model's resolution."""
+        tile model's resolution. Only the squares ``looked_at`` (a mask) are asked."""
         if self.values_net is None:
             return p
         empty = self.classes.index(EMPTY_CLASS)
-        ask = np.flatnonzero((p.argmax(1) != empty) & (p.max(1) < self.VALUE_SURE))
+        ask = np.flatnonzero((p.argmax(1) != empty) & (p.max(1) < self.VALUE_SURE) & looked_at)
         if not len(ask):
             return p
         cuts = value_patches(image, corners, [squares[i] for i in ask])
@@ -479,14 +479,15 @@ class Reader:
             self._family_map, self._families_key = out, key
         return self._family_map
 
-    def _closer_look(self, blob: np.ndarray, p: np.ndarray) -> np.ndarray:
+    def _closer_look(self, blob: np.ndarray, p: np.ndarray, looked_at: np.ndarray) -> np.ndarray:
         """``p`` with the belief in each square's family shared out by the accents network, for
-        the squares read as a face of a family (:mod:`~board_pi.vision.accents`); ``blob`` holds
-        the squares' centred cuts. The centred cut only: reading the doubtful ones again from
-        shifted cuts too, as the tile model does, read 2 more squares of the tuning boards wrong."""
+        the squares ``looked_at`` (a mask) read as a face of a family (:mod:`~board_pi.vision.accents`);
+        ``blob`` holds the squares' centred cuts. The centred cut only: reading the doubtful ones
+        again from shifted cuts too, as the tile model does, read 2 more squares of the tuning
+        boards wrong."""
         fams = self._families() if self.accents_net is not None else {}
         top = p.argmax(1)
-        ask = np.flatnonzero(np.isin(top, list(fams)))
+        ask = np.flatnonzero(np.isin(top, list(fams)) & looked_at)
         if not len(ask):
             return p
         q = self._accent_probs(blob[ask], top[ask], fams)
@@ -628,7 +629,7 @@ class Reader:
         of them. Nothing but the picture is
         consulted. A square read as a tile is then weighed by the value printed on it, where the
         model is not quite sure of it (:attr:`VALUES`, :attr:`VALUE_SURE`), and a face of a family
-        by its mark (:attr:`ACCENTS`).
+        by its mark (:attr:`ACCENTS`); neither, again, where it reads as ``committed`` has it.
 
         ``played``: the board is one a game has made (a photo of a game, a table's board), so a
         tile read with no tile beside it and only surely empty squares around is no tile
@@ -652,14 +653,17 @@ class Reader:
             blob = self._blob(patches(warped, sq))
             raw, emb = self._probs(self.net, blob)
             p = self._adapted(raw, emb)
+        # A square that reads as committed is taken as unchanged, however it was read: no closer
+        # look at it can do better than agree (see _reads_as_committed).
+        agrees = self._reads_as_committed(p, sq, committed)
         if look_again and len(sq):
-            unsure = np.flatnonzero(self._doubtful(p) & ~self._reads_as_committed(p, sq, committed))
+            unsure = np.flatnonzero(self._doubtful(p) & ~agrees)
             if len(unsure):
                 p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure],
                                           (blob[unsure], raw[unsure], emb[unsure]))
         if len(sq):
-            p = self._value_look(image, corners, sq, p)
-            p = self._closer_look(blob, p)
+            p = self._value_look(image, corners, sq, p, ~agrees)
+            p = self._closer_look(blob, p, ~agrees)
             p = self.weigh_colour(p, sq, warped, committed, empty)
         grid = [["."] * N for _ in range(N)]
         conf = np.zeros((N, N), np.float32)
@@ -828,11 +832,12 @@ class Reader:
         """Which of ``squares`` (probabilities ``p``) read as what ``committed`` has there (a
         lettered tile as its letter, a blank as a blank, an empty square as empty).
 
-        Such a square is not looked at again: a table takes a square that reads as it was
-        committed as unchanged however unsure the reading, so another look could only turn an
-        agreeing reading into a change that is not there; and it costs most where the camera
-        sees many squares change at once (the light, a nudged board), when a press must still
-        be scored quickly."""
+        Such a square is not looked at again, nor its value or its mark (:attr:`VALUES`,
+        :attr:`ACCENTS`): a table takes a square that reads as it was committed as unchanged
+        however unsure the reading, so another look could only turn an agreeing reading into a
+        change that is not there; and it costs most where the camera sees many squares change
+        at once (the light, a nudged board, tiles jostled by a play), when a press must still be
+        scored quickly."""
         if committed is None:
             return np.zeros(len(squares), bool)
         cells = [split_row(row) for row in committed]
