@@ -8,9 +8,8 @@ set and checked the same way as on a table), a session cookie and the CSRF token
 from __future__ import annotations
 
 import json
-import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Iterator
 
@@ -20,6 +19,7 @@ from ..feeds import feed_blueprint
 from ..serve.guard import PinGuard
 from ..serve.requests import ApiError, body, refusal
 from ..serve.signin import SignInState, csrf_token, director_required, install_signin
+from ..serve.streams import LiveStreams
 from ..serve.store import DirectorStore
 from .hub import Hub
 from .results import PairingError, from_hub, gcg_archive, parse_pairings, results_csv, standings, tsh_lines
@@ -62,25 +62,9 @@ def table_summary(row: dict[str, Any], behind: int = 0) -> dict[str, Any]:
 
 
 @dataclass
-class HubWebState(SignInState):
+class HubWebState(SignInState, LiveStreams):
     """What the hub's app keeps besides the hub: the director's sign-in (:class:`SignInState`),
-    the live streams."""
-
-    heartbeat: float = 15.0
-    max_streams: int = 100
-    stopping: threading.Event = field(default_factory=threading.Event)
-    streams: int = 0
-
-    def open_stream(self) -> bool:
-        with self.lock:
-            if self.streams >= self.max_streams:
-                return False
-            self.streams += 1
-            return True
-
-    def close_stream(self) -> None:
-        with self.lock:
-            self.streams -= 1
+    the live streams (:class:`LiveStreams`)."""
 
 
 def create_hub_app(hub: Hub, *, store: DirectorStore, guard: PinGuard, secret_key: bytes | None = None,

@@ -6,28 +6,25 @@ Who may change anything (the director's session, the CSRF token, the PIN) is
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Response, current_app, jsonify
 
 from ..serve.signin import SignInState
+from ..serve.streams import LiveStreams
 from ..table.facade import PressResult, TableFacade
 
 
 @dataclass
-class WebState(SignInState):
+class WebState(SignInState, LiveStreams):
     """What the app keeps besides the table: the director's sign-in (:class:`SignInState`), the
-    live streams."""
+    live streams (:class:`LiveStreams`: the page's event streams and the broadcasters' feeds,
+    under one limit)."""
 
     table: TableFacade
-    heartbeat: float
-    max_streams: int
     judge_clear_seconds: float
     judge_needs_pin: bool = False
-    stopping: threading.Event = field(default_factory=threading.Event)
-    streams: int = 0
     encoded: dict[int, str] = field(default_factory=dict)  # seq -> an event as the stream sends it
 
 

@@ -71,8 +71,9 @@ def create_app(table: Table | TableFacade, *, pin_hash: str | None = None,
             raise ValueError(f"pin_hash cannot be used: {pin_hash_problem(pin_hash)}")
         store = DirectorStore(Path(data_dir) if data_dir is not None else None, pin_hash)
     facade = table if isinstance(table, TableFacade) else TableFacade(table, lexicons=lexicons)
-    app.extensions["board_pi"] = WebState(facade, heartbeat, max_streams, judge_clear_seconds, judge_needs_pin,
-                                          store=store, guard=guard or PinGuard(), on_pin_set=on_pin_set)
+    app.extensions["board_pi"] = WebState(facade, judge_clear_seconds, judge_needs_pin, heartbeat=heartbeat,
+                                          max_streams=max_streams, store=store, guard=guard or PinGuard(),
+                                          on_pin_set=on_pin_set)
     _answer_errors(app)
     _answer_headers(app)
     install_signin(app, away_needs_code="away from the table, the first PIN needs the one-time code: it is in "
@@ -82,34 +83,8 @@ def create_app(table: Table | TableFacade, *, pin_hash: str | None = None,
     # The broadcasters' feeds of this table (the same as the hub serves per table).
     state = app.extensions["board_pi"]
     app.register_blueprint(feed_blueprint(lambda: facade.snapshot(), facade.events.wait,
-                                          lambda: facade.events.last_seq, _FeedStreams(state)))
+                                          lambda: facade.events.last_seq, state))
     return app
-
-
-class _FeedStreams:
-    """The feeds' live streams counted with the page's own, under the same limit."""
-
-    def __init__(self, state: WebState) -> None:
-        self.state = state
-
-    @property
-    def stopping(self) -> Any:
-        return self.state.stopping
-
-    @property
-    def heartbeat(self) -> float:
-        return self.state.heartbeat
-
-    def open_stream(self) -> bool:
-        with self.state.lock:
-            if self.state.streams >= self.state.max_streams:
-                return False
-            self.state.streams += 1
-            return True
-
-    def close_stream(self) -> None:
-        with self.state.lock:
-            self.state.streams -= 1
 
 
 def _answer_errors(app: Flask) -> None:

@@ -49,6 +49,9 @@ class Stream:
         raise AssertionError("the stream ended")
 
     def close(self) -> None:
+        # The response holds the socket (a streamed answer is read to the connection's end):
+        # closing the connection alone would leave it open.
+        self.resp.close()
         self.conn.close()
 
 
@@ -142,6 +145,34 @@ def test_viewers_past_the_limit_are_told_to_poll(table: Table, pin_hash: str) ->
     finally:
         for s in streams:
             s.close()
+        handle.stop()
+
+
+def test_the_feeds_and_the_page_share_one_limit_of_live_streams(table: Table, pin_hash: str) -> None:
+    handle = serve(table, port=0, threads=6, pin_hash=pin_hash, heartbeat=1.0)  # 2 streams at most
+    try:
+        page = Stream(handle.port)
+        page.next_state()
+        feed = Stream(handle.port, "/feed/events")
+        assert next(feed.events())["event"] == "fields"
+        for path in ("/api/events", "/feed/events"):  # a third of either kind is refused
+            conn = http.client.HTTPConnection("127.0.0.1", handle.port, timeout=5)
+            conn.request("GET", path)
+            assert conn.getresponse().status == 503
+            conn.close()
+        feed.close()  # its place is given back once the server notices it gone
+        deadline = time.monotonic() + 10
+        while True:
+            again = Stream(handle.port, "/feed/events")
+            if again.resp.status == 200:
+                break
+            again.close()
+            assert time.monotonic() < deadline, "a closed feed kept its place"
+            time.sleep(0.2)
+        assert next(again.events())["event"] == "fields"
+        again.close()
+        page.close()
+    finally:
         handle.stop()
 
 

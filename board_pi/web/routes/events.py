@@ -61,10 +61,8 @@ def _since() -> int | None:
 def api_events() -> Response:
     since = _since()
     state = web()
-    with state.lock:
-        if state.streams >= state.max_streams:
-            raise ApiError(503, "too many live viewers: poll /api/state instead (the page does so by itself)")
-        state.streams += 1
+    if not state.open_stream():
+        raise ApiError(503, "too many live viewers: poll /api/state instead (the page does so by itself)")
     facade = table()
     bus = facade.events
     # Under waitress (with request lookahead) a closed page is noticed within a second, so it
@@ -105,8 +103,7 @@ def api_events() -> Response:
                     yield "event: ping\ndata: {}\n\n"
                     quiet_since = time.monotonic()
         finally:
-            with state.lock:
-                state.streams -= 1
+            state.close_stream()
 
     resp = Response(stream(), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-store"
