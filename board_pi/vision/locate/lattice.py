@@ -237,12 +237,14 @@ def _kinds_alike(colours: np.ndarray) -> float:
     squares of every kind) and a hand weigh as outliers, not as a colour of their own; and no
     colour is assumed, so it holds on every edition, unlike the premiums' colourfulness.
     """
-    c = colours.reshape(-1, 3)
-    total = float(np.abs(c - np.median(c, axis=0)).sum())
-    if total < 1e-6:
-        return 0.0
-    within = sum(float(np.abs(c[m] - np.median(c[m], axis=0)).sum()) for m in _KINDS)
-    return 1.0 - within / total
+    return float(kinds_alike_many(colours.reshape(1, -1, 3))[0])
+
+
+def kinds_alike_many(c: np.ndarray) -> np.ndarray:
+    """:func:`_kinds_alike` of many windows' colours at once: ``c`` (windows, 225, 3)."""
+    total = np.abs(c - np.median(c, axis=1, keepdims=True)).sum(axis=(1, 2))
+    within = sum(np.abs(c[:, m] - np.median(c[:, m], axis=1, keepdims=True)).sum(axis=(1, 2)) for m in _KINDS)
+    return np.where(total < 1e-6, 0.0, 1.0 - within / np.maximum(total, 1e-6))
 
 
 def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.ndarray,

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from ..geometry import GRID, grid_to_image
-from .lattice import _KINDS, _kinds_alike
+from .lattice import _kinds_alike, kinds_alike_many
 from .tuning import TUNING, FinderTuning
 
 _CENTRES = np.stack(np.meshgrid(np.arange(GRID) + 0.5, np.arange(GRID) + 0.5, indexing="xy"), -1).reshape(-1, 2)
@@ -84,14 +84,6 @@ def premium_match(lab: np.ndarray, corners: np.ndarray) -> float:
     c = np.median(lab[pts[:, 1].astype(int), pts[:, 0].astype(int)].reshape(GRID, GRID, -1, 3), axis=2)
     shifted = max(_kinds_alike(np.roll(c, k, axis=ax)) for k in (-1, 1) for ax in (0, 1))
     return _kinds_alike(c) - shifted
-
-
-def _kinds_alike_many(c: np.ndarray) -> np.ndarray:
-    """:func:`~.lattice._kinds_alike` of many grids' colours at once: ``c`` (grids, 225, 3)."""
-    total = np.abs(c - np.median(c, axis=1, keepdims=True)).sum(axis=(1, 2))
-    within = sum(np.abs(c[:, m] - np.median(c[:, m], axis=1, keepdims=True)).sum(axis=(1, 2))
-                 for m in _KINDS)
-    return 1.0 - within / np.maximum(total, 1e-6)
 
 
 def _quads(lines: list[tuple[float, float, float]], w: int, h: int, tuning: FinderTuning) -> np.ndarray:
@@ -164,7 +156,7 @@ def outline_grids(small: np.ndarray, tuning: FinderTuning = TUNING) -> list[tupl
     inside = ((xy >= 0).all(axis=2) & (xy[..., 0] < w) & (xy[..., 1] < h)).all(axis=1)
     xs = np.clip(xy[..., 0], 0, w - 1).astype(int)
     ys = np.clip(xy[..., 1], 0, h - 1).astype(int)
-    screen = np.where(inside, _kinds_alike_many(lab[ys, xs].astype(np.float32)), -1.0)
+    screen = np.where(inside, kinds_alike_many(lab[ys, xs].astype(np.float32)), -1.0)
     best = np.argsort(-screen)[:tuning.outline_weighed]
     weighed = [(premium_match(lab, G[k]), G[k]) for k in best if screen[k] > -1]
     return sorted([(m, g) for m, g in weighed if m >= tuning.outline_min_match], key=lambda x: -x[0])
