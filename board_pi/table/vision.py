@@ -145,13 +145,14 @@ class VisionReader:
             self.tracker.keep(replace(cal, corners=candidates[k], rotation=(cal.rotation + 90 * k) % 360))
         return candidates[k]
 
-    def _look(self, frame: np.ndarray, corners: np.ndarray) -> np.ndarray:
-        """The board as compared between frames: (rows, columns, 3) of grey, a* and b*."""
+    @staticmethod
+    def _look(w: np.ndarray) -> np.ndarray:
+        """The board as compared between frames: (rows, columns, 3) of grey, a* and b*, from
+        the board rectified (:func:`~board_pi.vision.read.rectified`)."""
         import cv2
 
-        from ..vision.read import SQUARE_PX, _warp
+        from ..vision.read import SQUARE_PX
 
-        w = _warp(frame, corners)
         pad = (w.shape[0] - N * SQUARE_PX) // 2
         w = w[pad:pad + N * SQUARE_PX, pad:pad + N * SQUARE_PX]
         g = cv2.cvtColor(w, cv2.COLOR_BGR2GRAY)
@@ -182,16 +183,19 @@ class VisionReader:
         corners = self.corners_for(frame)
         if corners is None:
             return None
+        from ..vision.read import rectified
+
         self.last_corners = corners
-        look = self._look(frame, corners)
+        warped = rectified(frame, corners)  # made once: compared with the last frame's, and read
+        look = self._look(warped)
         squares = self.changed_squares(look)
         self.stats.squares_read += len(squares)
         # The committed tiles count against the tile set (no third blank, no second Z), and the
         # calibration frame of the empty board says what each square looks like empty.
         committed = [_row_text(r) for r in self._ref_grid] if self._ref_grid else None
         empty = getattr(getattr(self.tracker, "calibration", None), "empty", None)
-        reading = (self.reader.read(frame, corners, squares=squares, committed=committed, empty=empty, played=True)
-                   if squares else None)
+        reading = (self.reader.read(frame, corners, squares=squares, committed=committed, empty=empty, played=True,
+                                    warped=warped) if squares else None)
         grid = [list(r) for r in self._ref_grid] if self._ref_grid else [["."] * N for _ in range(N)]
         conf = self._ref_conf.copy() if self._ref_conf is not None else np.ones((N, N), np.float32)
         if reading is not None:  # the reader has already looked again at squares it doubted
@@ -206,7 +210,7 @@ class VisionReader:
             also = [sq for sq in line_squares(self._ref_grid, grid) if sq not in looked]
             if also:
                 more = self.reader.read(frame, corners, squares=also, committed=[_row_text(r) for r in grid],
-                                        empty=empty, played=True)
+                                        empty=empty, played=True, warped=warped)
                 seen = [split_row(row) for row in more.grid]
                 for r, c in also:
                     grid[r][c] = seen[r][c]

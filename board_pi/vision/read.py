@@ -127,6 +127,12 @@ def row_text(cells: Sequence[str]) -> str:
     return "".join(f"[{c}]" if len(c) > 1 else c for c in cells)
 
 
+def rectified(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The board in ``image`` whose grid has ``corners``, seen from straight above as the tile
+    model reads it: :data:`SQUARE_PX` a square, with a margin of :data:`PAD` round the grid."""
+    return _warp(as_bgr(image), np.asarray(corners, np.float32).reshape(4, 2))
+
+
 def _warp(image: np.ndarray, corners: np.ndarray, square_px: int = SQUARE_PX, pad: int = PAD) -> np.ndarray:
     """The board rectified top-down: 15 squares of ``square_px`` plus ``pad`` pixels all round.
 
@@ -606,7 +612,7 @@ class Reader:
     def read(self, image: np.ndarray, corners: np.ndarray,
              squares: Sequence[tuple[int, int]] | None = None, look_again: bool = True,
              committed: Sequence[str] | None = None, empty: EmptyLook | None = None,
-             played: bool = False) -> Reading:
+             played: bool = False, warped: np.ndarray | None = None) -> Reading:
         """Read the board in ``image`` whose grid has ``corners``; only ``squares`` if given.
 
         The squares read are decoded together (:func:`~board_pi.vision.decode.decode`): the
@@ -636,6 +642,10 @@ class Reader:
         (:func:`~board_pi.vision.decode.lone_tiles`: the print of a premium square, a
         reflection); it is read as empty, with the low belief the model gave empty. Not for
         rendered boards of tiles strewn at random.
+
+        ``warped``: the board as :func:`rectified` makes it from this image and these corners,
+        where the caller has it already (a table compares its frames by it), so it is not made
+        again.
         """
         try:
             image = as_bgr(image)
@@ -647,7 +657,8 @@ class Reader:
         for r, c in sq:
             if not (0 <= r < N and 0 <= c < N):
                 raise ReadError(f"square ({r}, {c}) is off the board")
-        warped = _warp(image, corners)
+        if warped is None:
+            warped = _warp(image, corners)
         p = np.zeros((0, len(self.classes)), np.float32)
         if len(sq):
             blob = self._blob(patches(warped, sq))

@@ -9,6 +9,7 @@ pytest.importorskip("cv2")
 
 from board_pi.table.vision import VisionReader  # noqa: E402
 from board_pi.vision.calibration import Tracker, calibrate  # noqa: E402
+from board_pi.vision.read import rectified  # noqa: E402
 from board_pi.vision.render import SAMPLE_ROWS, random_style, render_board  # noqa: E402
 
 EMPTY = ["." * 15] * 15
@@ -166,7 +167,7 @@ def test_a_tile_as_light_as_its_square_is_seen_by_its_colour() -> None:
     after = np.clip(before + 50 * np.array([-1.0, 0.0, 0.114 / 0.299]), 0, 255)
     image = r.image.copy()
     cv2.fillConvexPoly(image, quad, after.tolist())
-    look = reader._look(image, r.corners)
+    look = reader._look(rectified(image, r.corners))
     assert reader.changed_squares(look) == [(6, 4)]
     reader.colour_threshold = float("inf")  # by grey alone it would not count
     assert reader.changed_squares(look) == []
@@ -180,7 +181,7 @@ def test_a_tile_washed_out_by_glare_is_seen_by_its_letters_ink() -> None:
     reader, r = _lavender_table()
     image = r.image.copy()
     cv2.fillConvexPoly(image, _in_frame(r, [[4.45, 6.25], [4.55, 6.25], [4.55, 6.75], [4.45, 6.75]]), (40, 40, 40))
-    look = reader._look(image, r.corners)
+    look = reader._look(rectified(image, r.corners))
     assert reader.changed_squares(look) == [(6, 4)]
     reader.ink_threshold = float("inf")  # by the square's grey and colour alone it would not count
     assert reader.changed_squares(look) == []
@@ -209,6 +210,6 @@ def test_a_blank_that_changes_its_square_too_little_is_read_as_the_end_of_the_pl
     reader.commit(before)
     reader.change_threshold = reader.colour_threshold = float("inf")
     image = shot(after, 2).image
-    assert (7, 11) not in reader.changed_squares(reader._look(image, reader.last_corners))
+    assert (7, 11) not in reader.changed_squares(reader._look(rectified(image, reader.last_corners)))
     seen = reader.read(image)
     assert seen is not None and seen.grid[7] == ".....CATTLE?..."
