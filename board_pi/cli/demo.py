@@ -166,6 +166,8 @@ class DemoResult:
     plays_read_correctly: int = 0
     notes: list[str] = field(default_factory=list)
     press_to_score: list[float] = field(default_factory=list)
+    journal_seconds: list[float] = field(default_factory=list)
+    """Of each of :attr:`press_to_score`, the time the journal's writes took (to the disk)."""
 
 
 DEMO_SEEDS = {"english": 7, "german": 2}
@@ -412,7 +414,7 @@ def _act_play(table: Table, shadow: Game, camera: ScriptedCamera, clock_time: Vi
     camera.rows = shadow.state.board.rows()
     camera.hand_frames = rng.choice((0, 0, 1, 2))  # the hand is still leaving the board
     want = {str(pl.square): pl.tile for pl in expected.placements}
-    t = time.perf_counter()
+    t, written = time.perf_counter(), table.journal.write_seconds
     out = _press(table, p, clock_time)
     blank_asked = False
     if out.outcome == "pending" and table.pending is not None and table.pending.kind == "blank" \
@@ -431,6 +433,7 @@ def _act_play(table: Table, shadow: Game, camera: ScriptedCamera, clock_time: Vi
         result.plays_read_correctly += 1
         if not blank_asked:
             result.press_to_score.append(dt)
+            result.journal_seconds.append(table.journal.write_seconds - written)
     else:
         # The players put it right on the page, as they would at a club table.
         what = out.message or out.outcome

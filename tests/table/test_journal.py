@@ -96,3 +96,15 @@ def test_wal_and_full_sync(tmp_path: Path) -> None:
     con = sqlite3.connect(tmp_path / "j.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     j.close()
+
+
+def test_the_time_spent_writing_is_counted(tmp_path: Path) -> None:
+    j = Journal(tmp_path / "j.db")
+    assert j.write_seconds == 0.0
+    game = j.new_game(["Ann", "Bob"], {})
+    j.commit(game, [{"type": "pass", "player": 0}])
+    after_one = j.write_seconds
+    assert after_one > 0.0
+    j.append(game, {"type": "pass", "player": 1})
+    assert j.write_seconds > after_one
+    j.close()
