@@ -95,6 +95,16 @@ def test_reading_only_some_squares_matches_the_full_reading(reader):
                 assert part.grid[rr][cc] == "." and part.confidence[rr, cc] == 0
 
 
+def test_a_board_rectified_already_is_read_as_the_image_would_be(reader):
+    from board_pi.vision.read import rectified
+
+    _, r = _board(SEEDS[1])
+    some = [(rr, cc) for rr in range(15) for cc in range(0, 15, 4)]
+    alone = reader.read(r.image, r.corners, squares=some)
+    given = reader.read(r.image, r.corners, squares=some, warped=rectified(r.image, r.corners))
+    assert given.grid == alone.grid and np.array_equal(given.confidence, alone.confidence)
+
+
 def test_a_tile_that_reads_as_committed_is_not_asked_its_value(reader, monkeypatch):
     # A table takes a square that reads as committed as unchanged: its value and its mark are
     # not read (they could only turn agreement into a change that is not there), which saves a
