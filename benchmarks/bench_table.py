@@ -8,8 +8,9 @@ rules engine and journal take it from the press. A record of a set board-pi has 
 without correction (target 100%), the share of games whose final score equals the record
 (target 100%), and the time from a press to the score, after the board is still (target: at most
 300 ms on this machine; a Pi 4 core is several times slower), with the journal's writes to disk
-in it shown apart (a Pi's SD card syncs more slowly than this machine's disk). ``--edition`` plays the same games
-on a club edition's board (green, sage, lavender, wooden) instead of the demo's cream one;
+in it shown apart (a Pi's SD card syncs more slowly than this machine's disk). ``--edition``
+plays the same games on a club edition's board (green, sage, lavender, wooden) instead of the
+demo's cream one;
 ``--seed`` draws another board of it (its colours, the light and the camera over it; 1 by default), for
 a table the choices were not made on.
 

@@ -148,7 +148,9 @@ class VisionReader:
     @staticmethod
     def _look(w: np.ndarray) -> np.ndarray:
         """The board as compared between frames: (rows, columns, 3) of grey, a* and b*, from
-        the board rectified (:func:`~board_pi.vision.read.rectified`)."""
+        the board rectified (:func:`~board_pi.vision.read.rectified`), each less its mean over
+        the board, so that a global change (the light at the table, the camera's white balance)
+        does not count. Made once a frame: the committed frame's is kept as it is."""
         import cv2
 
         from ..vision.read import SQUARE_PX
@@ -157,7 +159,8 @@ class VisionReader:
         w = w[pad:pad + N * SQUARE_PX, pad:pad + N * SQUARE_PX]
         g = cv2.cvtColor(w, cv2.COLOR_BGR2GRAY)
         ab = cv2.cvtColor(w, cv2.COLOR_BGR2LAB)[:, :, 1:]
-        return cv2.GaussianBlur(np.dstack([g, ab]).astype(np.float32), (3, 3), 0)
+        look = cv2.GaussianBlur(np.dstack([g, ab]).astype(np.float32), (3, 3), 0)
+        return look - np.float32(cv2.mean(look)[:3])  # (OpenCV's mean: numpy's over two axes is slow)
 
     def changed_squares(self, look: np.ndarray) -> list[tuple[int, int]]:
         """Squares whose picture differs from the last committed frame's: in grey, in colour, or in ink."""
@@ -166,9 +169,8 @@ class VisionReader:
         if self._ref_look is None:
             return [(r, c) for r in range(N) for c in range(N)]
         px = look.shape[0] // N
-        # Remove a global change (the light at the table, the camera's white balance) first.
         # (OpenCV's means: numpy's over these axes took 16 ms a frame, a tenth of a read.)
-        d = cv2.absdiff(_centred(look), _centred(self._ref_look))[:px * N, :px * N]
+        d = cv2.absdiff(look, self._ref_look)[:px * N, :px * N]
         cells = cv2.resize(d, (N, N), interpolation=cv2.INTER_AREA)  # each square's mean, exactly
         squares = d.reshape(N, px, N, px, 3)
         m = px // 5  # the middle: the neighbours' edges and shadows left out
@@ -288,13 +290,6 @@ def line_squares(before: Sequence[Sequence[str]] | None, after: Sequence[Sequenc
             if 0 <= r < N and 0 <= c < N:
                 out.append((r, c))
     return list(dict.fromkeys(out))
-
-
-def _centred(look: np.ndarray) -> np.ndarray:
-    """``look`` less its mean in each channel."""
-    import cv2
-
-    return look - np.float32(cv2.mean(look)[:3])
 
 
 def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
