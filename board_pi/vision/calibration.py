@@ -351,7 +351,8 @@ def check(image: np.ndarray, cal: Calibration, covered: np.ndarray | None = None
         return Check(False, fit, "hidden")
     # Held to the calibration frame's own score: thick grid lines still half-match a board
     # shifted by a third of a square, so an absolute bar alone lets that through.
-    if fit.lines < max(0.6, cal.reference.get("lines", 0.7) - 0.12):
+    if fit.lines < max(0.6, cal.reference.get("lines", 0.7) - 0.12) \
+            and not _lines_best_here(image, cal.corners, fit.lines, covered):
         return Check(False, fit, "moved")
     ref_premium = cal.reference.get("premium", 0.3)
     # Squares shifted by whole squares still line up; the premium pattern does not. (On a board
@@ -359,6 +360,30 @@ def check(image: np.ndarray, cal: Calibration, covered: np.ndarray | None = None
     if ref_premium >= 0.2 and fit.premium < 0.5 * ref_premium:
         return Check(False, fit, "moved")
     return Check(True, fit)
+
+
+#: Where the lines fit less well than in the calibration frame, the grid is also tried this far
+#: off (in squares, each way along both axes); it is where it was if the lines fit better there
+#: than at every one of those places by ``PEAK_MARGIN``.
+PEAK_SHIFT = 0.25
+PEAK_MARGIN = 0.15
+
+
+def _lines_best_here(image: np.ndarray, corners: np.ndarray, lines: float, covered: np.ndarray | None) -> bool:
+    """Do the grid's lines still fit clearly best where the grid was? Then a lower fit than the
+    calibration frame's is the light, or tiles' shadows, changing what the check sees (a lamp
+    moved, the sun come out), not the board moving: a board off by an eighth of a square or more
+    fits as well, or better, a quarter of a square further on. Four more fits, on such frames only.
+    """
+    if lines < 0.6:
+        return False
+    to_image = grid_to_image(corners)
+    grid = np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]])
+    for step in ((PEAK_SHIFT, 0), (-PEAK_SHIFT, 0), (0, PEAK_SHIFT), (0, -PEAK_SHIFT)):
+        off = cv2.perspectiveTransform((grid + np.float32(step)).reshape(-1, 1, 2), to_image).reshape(4, 2)
+        if grid_fit(image, off, covered=covered).lines > lines - PEAK_MARGIN:
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------- making and keeping one

@@ -103,9 +103,13 @@ def test_tiles_that_cannot_tell_do_not_turn_the_board() -> None:
 
 
 def test_a_false_alarm_is_raised_once_not_at_every_frame() -> None:
-    # Calibrated on the empty board; a board filling with tiles shows fewer of its lines where
-    # they were (tile edges beside them), and the check, held to the empty board, says "moved".
-    # The board is found where it was; later frames are held to this one, not searched again.
+    # Calibrated on the empty board; a board filling with tiles covers premium squares and puts
+    # tile edges beside the lines, and the check, held to the empty board, may say "moved". Here
+    # the premium squares are made to count for more than they did (the calibration frame's
+    # score for them raised), so that it does. The board is found where it was; later frames are
+    # held to this one, not searched again.
+    from dataclasses import replace
+
     from board_pi.vision.calibration import check
     from board_pi.vision.evaluate import game_like_rows
 
@@ -119,7 +123,10 @@ def test_a_false_alarm_is_raised_once_not_at_every_frame() -> None:
     more = game_like_rows(np.random.default_rng(2))
     full = ["".join(a if a != "." else b for a, b in zip(r1, r2)) for r1, r2 in zip(SAMPLE_ROWS, more)]
     first, _ = frame(full, 2, effects=False)
-    assert not check(first, tracker.calibration).ok  # the alarm
+    cal = tracker.calibration
+    premium = check(first, cal, tracker.covered).fit.premium
+    tracker.calibration = replace(cal, reference={**cal.reference, "premium": 2.5 * premium})
+    assert check(first, tracker.calibration, tracker.covered).reason == "moved"  # the alarm
     moves = tracker.moves
     assert reader.read(first) is not None
     assert tracker.moves == moves + 1  # looked for once, found where it was

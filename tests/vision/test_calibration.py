@@ -328,3 +328,28 @@ def test_a_wooden_board_filling_with_tiles_is_never_taken_for_hidden() -> None:
     assert check(image, cal).reason == "hidden"
     # Told of so many tiles that too few pieces are left clear of them, it judges by them all.
     assert check(image, cal, np.ones((15, 15), bool)).reason == "hidden"
+
+
+def test_a_new_light_on_a_board_at_rest_is_not_taken_for_a_move() -> None:
+    # Each of the game's boards drawn under a light of its own, as a lamp moved or the sun come
+    # out would show it: the lines fit less well than in the calibration frame (once below its
+    # bar, on the sage board after the 28th play) but still clearly best where the grid is. A
+    # board pushed by a quarter or a third of a square is still moved.
+    from board_pi.cli.demo import demo_style
+    from board_pi.vision.render import render_board
+
+    style = demo_style(1, edition="sage")
+    empty = render_board(["." * 15] * 15, seed=1, hand=False, tilt=15.0, style=style, pose_seed=1)
+    cal = calibrate(empty.image, empty.corners, rotation=0, use_markers=False)
+    side = float(np.linalg.norm(cal.corners[1] - cal.corners[0])) / 15
+    committed = np.zeros((15, 15), bool)
+    for n, rows in enumerate(boards_of_the_bundled_game()):
+        image = render_board(rows, seed=1009 + n, hand=False, tilt=15.0, style=style, pose_seed=1).image
+        verdict = check(image, cal, committed)
+        assert verdict.ok, (n, verdict)
+        if n % 3 == 0 or n == 27:
+            for push in (0.25, 1 / 3):
+                shift = np.float32([[1, 0, push * side], [0, 1, 0.5 * push * side]])
+                pushed = cv2.warpAffine(image, shift, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+                assert check(pushed, cal, committed).reason == "moved", (n, push)
+        committed = np.array([[t != "." for t in row] for row in rows])
