@@ -363,8 +363,8 @@ def check(image: np.ndarray, cal: Calibration, covered: np.ndarray | None = None
 
 
 #: Where the lines fit less well than in the calibration frame, the grid is also tried this far
-#: off (in squares, each way along both axes); it is where it was if the lines fit better there
-#: than at every one of those places by ``PEAK_MARGIN``.
+#: off (in squares: each way along both axes, and turned both ways by as much at its corners);
+#: it is where it was if the lines fit better there than at every one of those by ``PEAK_MARGIN``.
 PEAK_SHIFT = 0.25
 PEAK_MARGIN = 0.15
 
@@ -372,15 +372,21 @@ PEAK_MARGIN = 0.15
 def _lines_best_here(image: np.ndarray, corners: np.ndarray, lines: float, covered: np.ndarray | None) -> bool:
     """Do the grid's lines still fit clearly best where the grid was? Then a lower fit than the
     calibration frame's is the light, or tiles' shadows, changing what the check sees (a lamp
-    moved, the sun come out), not the board moving: a board off by an eighth of a square or more
-    fits as well, or better, a quarter of a square further on. Four more fits, on such frames only.
+    moved, the sun come out), not the board moving: a board pushed by an eighth of a square or
+    more fits as well, or better, a quarter of a square further on, and one turned by a degree
+    and a half or more, turned further. Six more fits (a few milliseconds), on such frames only.
     """
     if lines < 0.6:
         return False
     to_image = grid_to_image(corners)
     grid = np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]])
-    for step in ((PEAK_SHIFT, 0), (-PEAK_SHIFT, 0), (0, PEAK_SHIFT), (0, -PEAK_SHIFT)):
-        off = cv2.perspectiveTransform((grid + np.float32(step)).reshape(-1, 1, 2), to_image).reshape(4, 2)
+    centre = GRID / 2
+    turn = math.atan(PEAK_SHIFT / centre)  # the turn that takes the corners that far
+    c, s = math.cos(turn), math.sin(turn)
+    tried = [grid + np.float32(step) for step in ((PEAK_SHIFT, 0), (-PEAK_SHIFT, 0), (0, PEAK_SHIFT), (0, -PEAK_SHIFT))]
+    tried += [(grid - centre) @ np.float32([[c, sign * s], [-sign * s, c]]) + centre for sign in (1, -1)]
+    for g in tried:
+        off = cv2.perspectiveTransform(g.astype(np.float32).reshape(-1, 1, 2), to_image).reshape(4, 2)
         if grid_fit(image, off, covered=covered).lines > lines - PEAK_MARGIN:
             return False
     return True
