@@ -8,13 +8,15 @@ rules engine and journal take it from the press. A record of a set board-pi has 
 without correction (target 100%), the share of games whose final score equals the record
 (target 100%), and the time from a press to the score, after the board is still (target: at most
 300 ms on this machine; a Pi 4 core is several times slower), with the journal's writes to disk
-in it shown apart (a Pi's SD card syncs more slowly than this machine's disk). ``--edition``
+in it shown apart (a Pi's SD card syncs more slowly than this machine's disk). Last, the disk
+alone: the same journal written at a press's pace with nothing else running (``--disk`` seconds),
+so that a press slowed by the disk can be told from one slowed by the table. ``--edition``
 plays the same games on a club edition's board (green, sage, lavender, wooden) instead of the
 demo's cream one;
 ``--seed`` draws another board of it (its colours, the light and the camera over it; 1 by default), for
 a table the choices were not made on.
 
-    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N]
+    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N] [--disk S]
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,6 +35,7 @@ from board_pi.rules.gcg import GcgError, read_gcg  # noqa: E402
 from board_pi.rules.replay import replay  # noqa: E402
 from board_pi.rules.tiles import GERMAN  # noqa: E402
 from board_pi.cli.demo import load_record, play_record  # noqa: E402
+from board_pi.table.store import Journal  # noqa: E402
 from board_pi.vision.editions import EDITIONS  # noqa: E402
 
 
@@ -41,6 +45,7 @@ def main() -> int:
     ap.add_argument("--edition", choices=list(EDITIONS),
                     help="the club board the camera sees (default: the demo's cream board)")
     ap.add_argument("--seed", type=int, default=1, help="which board of the edition, and the camera over it")
+    ap.add_argument("--disk", type=float, default=30.0, help="seconds of the disk alone (0: not measured)")
     args = ap.parse_args()
     shared = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
     records = [("bundled demo game", load_record(None)), ("German demo game", load_record(None, GERMAN))]
@@ -82,8 +87,30 @@ def main() -> int:
         print(f"press to score shown, board still: {_spread(times)} (target <= 300 ms on this machine)")
         print(f"  of which the journal's writes to disk: {_spread(written)}")
         print(f"  reading and deciding, the rest: {_spread(rest)}")
+    if args.disk > 0:
+        print(_disk_alone(args.disk))
     print(f"total {time.perf_counter() - t0:.0f} s")
     return 0
+
+
+def _disk_alone(seconds: float) -> str:
+    """The journal written as a table writes it (a press's action: an event, the clock, what
+    waits on the page), one commit every 30 ms, in the folder the games above used."""
+    times: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="board-pi-disk-") as d:
+        journal = Journal(Path(d) / "journal.db")
+        game = journal.new_game(["Ann", "Bob"], {})
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            t = time.perf_counter()
+            journal.commit(game, [{"type": "pass", "player": len(times) % 2}], clock={"running": len(times) % 2},
+                           pending=None)
+            times.append(time.perf_counter() - t)
+            time.sleep(0.03)
+        journal.close()
+    slow = sum(t > 0.1 for t in times)
+    return (f"the disk alone, {len(times)} commits of the journal over {seconds:.0f} s: {_spread(times)}; "
+            f"{slow} took over 100 ms")
 
 
 def _spread(seconds: list[float]) -> str:
