@@ -372,9 +372,10 @@ PEAK_MARGIN = 0.15
 def _lines_best_here(image: np.ndarray, corners: np.ndarray, lines: float, covered: np.ndarray | None) -> bool:
     """Do the grid's lines still fit clearly best where the grid was? Then a lower fit than the
     calibration frame's is the light, or tiles' shadows, changing what the check sees (a lamp
-    moved, the sun come out), not the board moving: a board pushed by an eighth of a square or
-    more fits as well, or better, a quarter of a square further on, and one turned by a degree
-    and a half or more, turned further. Six more fits (a few milliseconds), on such frames only.
+    moved, the sun come out), not the board moving. A board pushed by an eighth of a square or
+    more fits nearly as well (within the margin), or better, a quarter of a square further on,
+    and one turned by a degree and a half, turned further: neither is held where it was. Six
+    more fits (8 ms on this machine's frames), on such frames only.
     """
     if lines < 0.6:
         return False
