@@ -80,9 +80,9 @@ def main() -> int:
     print(f"games with the recorded final score: {same}/{games} = {100 * same / max(games, 1):.1f}% "
           "(target 100%)")
     if times:
-        # The journal's writes are part of the press: each waits for the disk (SQLite's sync),
-        # which this machine's disk stalls now and then for a second. They are shown apart, and
-        # the time without them, so that a stall is told from a slow reading.
+        # The journal's writes are part of the press: each waits for the disk (its writes and
+        # SQLite's sync), which this machine's disk stalls now and then for up to a second. They
+        # are shown apart, and the time without them, so that a stall is told from a slow reading.
         rest = sorted(t - w for t, w in zip(times, written))
         print(f"press to score shown, board still: {_spread(times)} (target <= 300 ms on this machine)")
         print(f"  of which the journal's writes to disk: {_spread(written)}")

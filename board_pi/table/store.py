@@ -104,8 +104,9 @@ class Journal:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
-        # Seconds spent writing transactions so far: each waits until the disk has them (the
-        # sync), which a slow or busy card can stretch; the benchmarks report it apart.
+        # Seconds spent writing transactions so far: each waits until the disk has them (its
+        # writes and the sync, either of which a slow or busy card can stall); the benchmarks
+        # report it apart.
         self.write_seconds = 0.0
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
