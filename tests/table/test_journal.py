@@ -95,6 +95,9 @@ def test_wal_and_full_sync(tmp_path: Path) -> None:
     j = Journal(tmp_path / "j.db")
     con = sqlite3.connect(tmp_path / "j.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.close()
+    # The sync is the journal's own connection's setting: FULL (2), every commit on the disk.
+    assert j._db.execute("PRAGMA synchronous").fetchone()[0] == 2
     j.close()
 
 
