@@ -9,7 +9,9 @@ blank tiles standing on such a board as empty. The board itself says what empty 
   word: the layout says which square is which) has one printed colour. Most squares of each kind
   are empty, and those with a letter on them the model reads surely, so the median colour of
   the rest of each kind, under a light that changes smoothly across the board (a gentle curve
-  fitted to the squares: :data:`LIGHT`), is that kind's empty colour here;
+  fitted to the squares: :data:`LIGHT`), is that kind's empty colour here; where the light
+  departs from the curve over a few squares (a lamp's reflection, a pool of light), the empty
+  squares around a square show by how much (:func:`local_light`);
 - at a table, the calibration frame of the empty board gives every square's own empty colour
   under that light and camera (kept with the calibration: :meth:`EmptyLook.from_frame`).
 
@@ -168,6 +170,104 @@ def _median(x: np.ndarray) -> np.ndarray:
     return (s[(m - 1) // 2] + s[m // 2]) / 2
 
 
+LOCAL_REACH = 2
+"""How far (squares each way) the squares reach that say how the light over a square departs
+from the board's gentle curve (:func:`local_light`)."""
+LOCAL_MIN = 3
+"""Squares within reach, empty and lit as light lights them, needed before they say it."""
+LIGHT_LIKE = 10.0
+"""How far (CIELAB units) a square's colour may lie from its curve's colour washed towards white
+or darkened towards black, and still count as lit otherwise rather than covered: a hand, a tile
+or a coloured shadow moves a colour elsewhere (a hand over a plain square 34 units)."""
+ROOM = 20.0
+"""The least way (units of lightness) a square's colour is taken to have to white or black when
+the light over its neighbours is carried to it (:func:`local_light`): a white square in a board
+of white squares, whose neighbours' tints the curve puts a little off, is otherwise moved by
+their tints to a blank tile's."""
+WHITE = np.array([255.0, 128.0, 128.0])
+BLACK = np.array([0.0, 128.0, 128.0])
+
+
+def light_shift(fit: np.ndarray, residual: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each square's colour ``fit + residual`` as its colour ``fit`` washed towards white (a
+    glare's share of white, ``t`` > 0) or darkened towards black (``t`` < 0), ``t`` in -1..1,
+    and how far (CIELAB units) the colour lies from that: (t, off), each (15, 15).
+
+    >>> fit = np.full((15, 15, 3), [200.0, 140.0, 150.0])
+    >>> t, off = light_shift(fit, 0.25 * (WHITE - fit))          # a quarter of the way to white
+    >>> round(float(t[0, 0]), 3), round(float(off[0, 0]), 3)
+    (0.25, 0.0)
+    >>> t, off = light_shift(fit, np.broadcast_to([0.0, 30.0, 0.0], fit.shape))  # redder: no light
+    >>> round(float(off[0, 0]), 1)
+    30.0
+    """
+    out_t = np.zeros(fit.shape[:2])
+    out_off = np.full(fit.shape[:2], np.inf)
+    for sign, towards in ((1.0, WHITE), (-1.0, BLACK)):
+        d = towards - fit
+        t = np.clip(np.sum(residual * d, axis=-1) / np.maximum(np.sum(d * d, axis=-1), 1e-6), 0.0, 1.0)
+        off = np.linalg.norm(residual - t[..., None] * d, axis=-1)
+        better = off < out_off
+        out_t = np.where(better, sign * t, out_t)
+        out_off = np.where(better, off, out_off)
+    return out_t, out_off
+
+
+def local_light(fit: np.ndarray, residual: np.ndarray, free: np.ndarray, reach: int = LOCAL_REACH,
+                least: int = LOCAL_MIN) -> np.ndarray:
+    """(15, 15, 3): how the light over each square departs from the curve fitted across the board
+    (``fit``, each square's colour under it), as the squares around it say: within ``reach``, not
+    itself, ``free`` of tiles, and lit as light lights them (their colours ``fit + residual``
+    washed towards white or darkened towards black, within :data:`LIGHT_LIKE`; :func:`light_shift`).
+    The median of how far that moved their lightness, where ``least`` of them or more say it (the
+    nearest ring of squares that does), moves the square's own colour as far towards white (or
+    black); else it stays at the curve's.
+
+    A glare spot, a lamp's pool of light or a shadow over part of the board is smaller than the
+    curve can follow: the empty squares under it are paler (or darker) than their kind's colour
+    there, as pale as a blank tile on a pale board. The squares around them lie under it too, and
+    say so, whatever their kind: a glare makes each of them about as much lighter. A
+    hand, a tile or a blank among them moves their colours elsewhere and does not count, and a
+    blank tile on a square is unlike its empty neighbours.
+
+    >>> fit = np.full((15, 15, 3), [200.0, 140.0, 150.0])
+    >>> res = np.zeros((15, 15, 3)); res[5:10, 5:10] = 0.3 * (WHITE - fit[5:10, 5:10])  # a glare spot
+    >>> res[1, 1] = 0.3 * (WHITE - fit[1, 1])                                          # and one pale square
+    >>> res[12:15, 10:15] = [-60.0, 30.0, -10.0]                                       # a hand
+    >>> loc = local_light(fit, res, np.ones((15, 15), bool))
+    >>> [round(float(x), 1) for x in loc[7, 7]], float(abs(loc[1, 1]).max()), float(abs(loc[13, 12]).max())
+    ([16.5, -3.6, -6.6], 0.0, 0.0)
+    """
+    if reach < 1:
+        return np.zeros((N, N, 3))
+    t, off = light_shift(fit, residual)
+    say = free & (off <= LIGHT_LIKE)
+    # Each says by how much the light moved its lightness: a share of the way to white is a
+    # longer way on a dark square than on a pale one, and a photo's noise, a few units of
+    # lightness, is a large share of a pale square's short way, which carried to a dark square's
+    # long way would move it further than the noise ever did.
+    lightness = fit[..., 0]
+    moved = t * np.where(t > 0, WHITE[0] - lightness, lightness)
+    padded = np.pad(np.where(say, moved, np.nan), reach, constant_values=np.nan)
+    rows, cols = np.mgrid[0:N, 0:N]
+    lift = np.zeros((N, N))  # of the lightness, up or down
+    told = np.zeros((N, N), bool)
+    # The nearest ring that says it enough: a glare spot is brightest in its middle.
+    for ring in range(1, reach + 1):
+        offsets = np.array([(dr, dc) for dr in range(-ring, ring + 1) for dc in range(-ring, ring + 1)
+                            if (dr, dc) != (0, 0)])
+        near = padded[rows[..., None] + reach + offsets[:, 0], cols[..., None] + reach + offsets[:, 1]]
+        enough = ~told & (np.isfinite(near).sum(axis=2) >= least)
+        if enough.any():
+            lift[enough] = np.nanmedian(near[enough], axis=1)
+        told |= enough
+    paler = lift > 0
+    # A square nearly white has little way to go, and a lift of the neighbours' lightness would
+    # move it all the way (its colour too, not only its lightness): at least ROOM is its way.
+    own = np.clip(np.abs(lift) / np.maximum(np.where(paler, WHITE[0] - lightness, lightness), ROOM), 0.0, 1.0)
+    return own[..., None] * np.where(paler[..., None], WHITE - fit, BLACK - fit)
+
+
 @dataclass(frozen=True, eq=False)
 class EmptyLook:
     """Every square's colour when empty (``colour``, CIELAB (15, 15, 3); NaN where unknown) and how
@@ -177,7 +277,7 @@ class EmptyLook:
     spread: np.ndarray
 
     @classmethod
-    def from_photo(cls, colours: np.ndarray, tiles: np.ndarray) -> "EmptyLook":
+    def from_photo(cls, colours: np.ndarray, tiles: np.ndarray, reach: int = LOCAL_REACH) -> "EmptyLook":
         """Each kind's empty colour in this photo, under a light that changes smoothly.
 
         ``colours`` from :func:`square_colours`; ``tiles`` (15, 15) bool, the squares known to
@@ -185,6 +285,8 @@ class EmptyLook:
         squares (most are empty, so a blank tile or a shadow does not move it), the light a gentle
         curve across the board (:data:`LIGHT`) fitted to what is left once each kind's colour is
         taken away, and the kinds' colours taken again from the squares with the light taken away.
+        Where the light departs from the curve over a few squares (glare, a lamp's pool of light),
+        the squares of each kind within ``reach`` say how (:func:`local_light`; 0: the curve alone).
         """
         colour = np.full((N, N, 3), np.nan, np.float32)
         spread = np.full((N, N), np.nan, np.float32)
@@ -211,6 +313,7 @@ class EmptyLook:
             light = terms @ beta
         fit = mid + light
         dev = np.linalg.norm(c - fit, axis=2)
+        fit = fit + local_light(fit, c - fit, free, reach)
         for k in kinds:
             m = free & (KIND == k)
             s = 1.4826 * float(_median(dev[m]))  # robust: a few tiles among them do not count

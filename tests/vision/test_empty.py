@@ -90,6 +90,32 @@ def test_a_blank_is_judged_against_the_tiles_colour_where_it_stands() -> None:
     assert colour_log_odds(colours, look, (flat, flat_spread))[blank] < 0
 
 
+def test_empty_squares_under_a_glare_spot_are_judged_against_their_lit_neighbours() -> None:
+    # A lamp's reflection over part of the board, a few squares across: the plain squares under
+    # it are washed out towards white, as pale as the lavender board's cream tiles. The curve
+    # across the board cannot follow a spot so small; the squares of their kind around them,
+    # under the same spot, say how the light falls there. A blank tile beside the spot, among
+    # empty squares outside it, still counts for a tile.
+    rng = np.random.default_rng(5)
+    tiles = _tiles()
+    blank = (12, 11)
+    colours = _board(rng, tiles, blanks=[blank])
+    rr, cc = np.mgrid[0:15, 0:15].astype(np.float32)
+    spot = np.exp(-((rr - 4) ** 2 + (cc - 11) ** 2) / (2 * 1.6 ** 2))
+    white = np.float32([255, 128, 128])
+    glare = spot[..., None] * 0.6
+    colours = colours * (1 - glare) + white * glare  # the light's reflection: towards white
+    lit = (spot > 0.5) & ~tiles & (KIND == 0)
+    assert lit.sum() >= 5
+    look = EmptyLook.from_photo(colours, tiles)
+    odds = colour_log_odds(colours, look, tile_colour(colours, tiles))
+    assert (odds[lit] < 0).all()
+    assert odds[blank] == pytest.approx(MAX_TOWARDS_TILE)
+    # Judged against the curve alone, the lit squares count for a tile.
+    curve = EmptyLook.from_photo(colours, tiles, reach=0)
+    assert (colour_log_odds(colours, curve, tile_colour(colours, tiles))[lit] > 0).sum() >= 3
+
+
 def test_without_tiles_to_go_by_only_empty_is_told() -> None:
     # No tile read surely: a square at its empty colour still counts for empty; one unlike it
     # (a blank tile, or glare) counts for nothing, so the model's own reading stands.
@@ -157,6 +183,29 @@ def test_a_real_photo_of_squares_the_tiles_colour_reads_no_phantom_blanks(shared
     assert phantoms == []
     letters = [(r, c) for r in range(15) for c in range(15) if seen_as[r][c] not in ".?"]
     assert all(reading.grid[r][c] == seen_as[r][c] for r, c in letters)
+
+
+def test_a_real_photo_under_a_lamps_reflection_reads_no_phantom_blanks(shared_data) -> None:
+    # A tuning photo of the 2015 game (tests/data/real_split.json) with a lamp's reflection laid
+    # over the middle of the board, a soft spot some five squares across: the grey-beige squares
+    # under it wash out to the wooden tiles' colour. Judged by the curve across the board alone,
+    # two of them read as blanks (G5, E9); judged by the light the squares around them show, none.
+    from pathlib import Path
+
+    from board_pi.vision.frames import load_image
+    from board_pi.vision.read import Reader
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    name = "IMG_20151016_165522.jpg"
+    truth = json.loads((data / "jheidel_labels.json").read_text())["photos"][name]
+    corners = np.float32(json.loads((data / "jheidel_corners.json").read_text())["photos"][name]["corners"])
+    image = load_image(shared_data / "real-photos" / "jheidel-game" / name)
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    spot = np.exp(-(((xx - w * 0.4) / (w * 0.12)) ** 2 + ((yy - h * 0.45) / (h * 0.10)) ** 2))
+    lit = np.clip(image + 60 * spot[..., None], 0, 255).astype(np.uint8)
+    reading = Reader().read(lit, corners, played=True)
+    assert list(reading.grid) == ["".join("?" if ch.islower() else ch for ch in row) for row in truth]
 
 
 def test_a_plain_wooden_blank_on_a_square_nearly_its_colour_is_read(shared_data) -> None:
@@ -290,9 +339,11 @@ def test_a_blank_is_judged_against_the_tiles_faces_not_their_ink(face, ink, squa
 
 def test_a_square_framed_by_tiles_that_looks_as_it_did_empty_is_read_empty() -> None:
     # A plain wooden square between cream tiles: the tile model is all but sure it is a blank.
-    # Judged by the board's own photo (each kind of square's colour estimated from it), the colour
-    # cannot outweigh that; judged by what the square looked like in the table's calibration frame
-    # of the empty board, it does, and the board reads right.
+    # Judged by the board's own photo with the curve across the board alone (each kind of
+    # square's colour estimated from it), the colour cannot outweigh that; judged by what the
+    # square looked like in the table's calibration frame of the empty board, it does, and the
+    # board reads right. (The photo's own estimate, with the light its neighbours of its kind
+    # show, reads it right too: the square lies in the shade of the tiles around it.)
     from board_pi.cli.demo import demo_style
     from board_pi.rules.board import split_row
     from board_pi.vision.calibration import calibrate
@@ -310,8 +361,16 @@ def test_a_square_framed_by_tiles_that_looks_as_it_did_empty_is_read_empty() -> 
     board = render_board(rows, seed=2 * 1009 + 12, hand=False, tilt=15.0, style=style, pose_seed=2)
     truth = [["?" if t.islower() else t for t in split_row(row)] for row in rows]
     reader = Reader()
+    from board_pi.vision.empty import EmptyLook, middle_lab, square_colours
+    from board_pi.vision.read import PAD, SQUARE_PX, rectified
+
+    colours = square_colours(middle_lab(rectified(board.image, board.corners), SQUARE_PX, PAD))
+    tiles = np.array([[t not in ".?" for t in row] for row in truth])
+    curve = EmptyLook.from_photo(colours, tiles, reach=0)
+    by_curve = [split_row(row) for row in reader.read(board.image, board.corners, empty=curve, played=True).grid]
+    assert truth[11][8] == "." and by_curve[11][8] == "?"
     by_photo = [split_row(row) for row in reader.read(board.image, board.corners, played=True).grid]
-    assert truth[11][8] == "." and by_photo[11][8] == "?"
+    assert by_photo[11][8] == "."
     by_table = [split_row(row) for row in reader.read(board.image, board.corners, empty=cal.empty, played=True).grid]
     assert by_table == truth
 
