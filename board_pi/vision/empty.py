@@ -172,7 +172,18 @@ def _median(x: np.ndarray) -> np.ndarray:
 
 LOCAL_REACH = 2
 """How far (squares each way) the squares reach that say how the light over a square departs
-from the board's gentle curve (:func:`local_light`)."""
+from the board's gentle curve (:func:`local_light`), the nearer ring first. Chosen (2026-12-01) on
+the 30 real tuning photos with a lamp's reflection laid over them (a soft spot five squares
+across, 60 and 90 levels bright; a small one, 200; a streak), and on rendered tuning boards (the
+five club editions, 40 each, seeds 37,000,000 on; 80 English boards, seeds 25,000,000 on):
+phantom blanks on the photos 37 -> 16 (none before or after without the glare), squares read
+wrong on the boards 35 -> 30 and phantom blanks there 6 -> 1. Tried on the way: each square's
+own kind only, within 2 (22 on the photos; beside a hand it took the hand's colour for the
+light), every kind within 2 at once (27), within 1 (23 on the photos, two phantoms on the boards
+at their edges). Only squares not read as letters say it: with every square not read surely as
+a letter, two wooden tiles read in doubt beside the tuning photo 170119's A14 (enrolled on
+170032) made the light there 30 levels darker, and A14 a blank; with only the squares read as
+empty, a square under glare the model reads half as a blank no longer said it (19 on the photos)."""
 LOCAL_MIN = 3
 """Squares within reach, empty and lit as light lights them, needed before they say it."""
 LIGHT_LIKE = 10.0
@@ -277,7 +288,8 @@ class EmptyLook:
     spread: np.ndarray
 
     @classmethod
-    def from_photo(cls, colours: np.ndarray, tiles: np.ndarray, reach: int = LOCAL_REACH) -> "EmptyLook":
+    def from_photo(cls, colours: np.ndarray, tiles: np.ndarray, reach: int = LOCAL_REACH,
+                   unlettered: np.ndarray | None = None) -> "EmptyLook":
         """Each kind's empty colour in this photo, under a light that changes smoothly.
 
         ``colours`` from :func:`square_colours`; ``tiles`` (15, 15) bool, the squares known to
@@ -286,7 +298,10 @@ class EmptyLook:
         curve across the board (:data:`LIGHT`) fitted to what is left once each kind's colour is
         taken away, and the kinds' colours taken again from the squares with the light taken away.
         Where the light departs from the curve over a few squares (glare, a lamp's pool of light),
-        the squares of each kind within ``reach`` say how (:func:`local_light`; 0: the curve alone).
+        the squares within ``reach`` say how (:func:`local_light`; 0: the curve alone): those of
+        ``unlettered`` ((15, 15) bool, the squares not read as letters, even in doubt), when
+        known, else every square not among ``tiles``. (A tile the model doubts can look like its
+        square in shadow: a wooden tile on a grey-beige square.)
         """
         colour = np.full((N, N, 3), np.nan, np.float32)
         spread = np.full((N, N), np.nan, np.float32)
@@ -313,7 +328,7 @@ class EmptyLook:
             light = terms @ beta
         fit = mid + light
         dev = np.linalg.norm(c - fit, axis=2)
-        fit = fit + local_light(fit, c - fit, free, reach)
+        fit = fit + local_light(fit, c - fit, free if unlettered is None else free & unlettered, reach)
         for k in kinds:
             m = free & (KIND == k)
             s = 1.4826 * float(_median(dev[m]))  # robust: a few tiles among them do not count
@@ -329,11 +344,12 @@ class EmptyLook:
         colour = colours.astype(np.float32).copy()
         return cls(colour, np.where(np.isfinite(colour).all(axis=2), MIN_SPREAD, np.nan).astype(np.float32))
 
-    def seen_in(self, colours: np.ndarray, tiles: np.ndarray) -> "EmptyLook":
+    def seen_in(self, colours: np.ndarray, tiles: np.ndarray, unlettered: np.ndarray | None = None) -> "EmptyLook":
         """This look in a frame whose squares have ``colours``, where ``tiles`` hold tiles: the
         colours moved by the frame's overall change of colour since (a camera whose exposure was
         not frozen, a lamp switched on), the median over the empty squares known; squares whose
-        empty colour is not known take the frame's own estimate (:meth:`from_photo`)."""
+        empty colour is not known take the frame's own estimate (:meth:`from_photo`, with
+        ``unlettered``)."""
         free = ~tiles & np.isfinite(self.colour).all(axis=2)
         colour = self.colour.copy()
         if free.sum() >= 10:
@@ -341,7 +357,7 @@ class EmptyLook:
         unknown = ~np.isfinite(colour).all(axis=2)
         spread = self.spread.copy()
         if unknown.any():
-            own = EmptyLook.from_photo(colours, tiles)
+            own = EmptyLook.from_photo(colours, tiles, unlettered=unlettered)
             colour[unknown], spread[unknown] = own.colour[unknown], own.spread[unknown]
         return EmptyLook(colour, spread)
 

@@ -716,14 +716,21 @@ class Reader:
         colours = square_colours(lab)
         letters = np.array([c not in (EMPTY_CLASS, BLANK_CLASS) for c in self.classes])
         tiles = np.zeros((N, N), bool)
+        # Squares not read as letters, even in doubt: only they say how the light falls (a tile
+        # the model doubts can look like its square in shadow; glare makes a square look like a
+        # blank, not a letter).
+        unlettered = np.zeros((N, N), bool)
         for (r, c), pr in zip(squares, probs):
             tiles[r, c] = pr[letters].max() >= SURE_LETTER
+            unlettered[r, c] = pr[letters].sum() < 0.5
         read = set(squares)
         for r, row in enumerate(committed or ()):
-            for c, t in enumerate(row):
-                if (r, c) not in read and t.isupper():
-                    tiles[r, c] = True
-        look = EmptyLook.from_photo(colours, tiles) if empty is None else empty.seen_in(colours, tiles)
+            for c, t in enumerate(split_row(row)):
+                if (r, c) not in read:
+                    tiles[r, c] |= t.isupper()
+                    unlettered[r, c] = t == EMPTY_CLASS
+        look = (EmptyLook.from_photo(colours, tiles, unlettered=unlettered) if empty is None
+                else empty.seen_in(colours, tiles, unlettered))
         odds = colour_log_odds(colours, look, tile_colour(tile_faces(lab, tiles), tiles),
                                MAX_LOG_ODDS if empty is None else MAX_LOG_ODDS_SEEN)
         rows, cols = np.array(squares).T

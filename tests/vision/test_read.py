@@ -437,19 +437,20 @@ def test_a_second_opinion_of_other_classes_is_refused_with_a_reason(tmp_path):
 
 def test_the_second_opinion_reads_doubtful_squares_right_that_the_model_alone_misses(tmp_path):
     # German boards of the set the second opinion was chosen on (seeds 25,001,000 on): the model
-    # alone, with no network beside it, misreads one square on each (a T as an E, a D as an O, an
-    # empty square as a blank). (Until 2026-11-29 the boards were 25,001,088 and 25,001,100 for
-    # the phantom blanks; judged against the light's curve across the board, the model alone now
-    # reads them right.)
+    # alone, with no network beside it, misreads one square on each (a T as an E, a D as an O).
+    # (Until 2026-11-29 the boards were 25,001,088 and 25,001,100 for the phantom blanks; judged
+    # against the light's curve across the board, the model alone now reads them right. Until
+    # 2026-12-01 25,001,145 too, for an empty square read as a blank; judged against the light
+    # the squares around it show, the model alone now reads it right.)
     from board_pi.rules.tiles import TILE_SETS
 
     german = TILE_SETS["german"]
     from board_pi.vision.evaluate import evaluate_synthetic
 
-    seeds = (25_001_032, 25_001_128, 25_001_145)
+    seeds = (25_001_032, 25_001_128)
     pair, alone = Reader(tiles=german), Reader(_model_alone(tmp_path / "alone"), tiles=german)
     by_pair, by_alone = evaluate_synthetic(pair, seeds, tiles=german), evaluate_synthetic(alone, seeds, tiles=german)
-    assert len(by_alone["errors"]) == 3 and by_alone["square_accuracy"] < 1.0, by_alone["errors"]
+    assert len(by_alone["errors"]) == 2 and by_alone["square_accuracy"] < 1.0, by_alone["errors"]
     assert by_pair["square_accuracy"] == 1.0 and by_pair["errors"] == [], by_pair["errors"]
 
 
