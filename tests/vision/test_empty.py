@@ -33,6 +33,19 @@ def _tiles() -> np.ndarray:
     return tiles
 
 
+def _game_photo(shared_data, name: str) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """A photo of the 2015 game (../shared/data), its rows as labelled by hand and its corners
+    (tests/data/jheidel_labels.json, jheidel_corners.json)."""
+    from pathlib import Path
+
+    from board_pi.vision.frames import load_image
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    truth = json.loads((data / "jheidel_labels.json").read_text())["photos"][name]
+    corners = np.float32(json.loads((data / "jheidel_corners.json").read_text())["photos"][name]["corners"])
+    return load_image(shared_data / "real-photos" / "jheidel-game" / name), truth, corners
+
+
 def test_each_kind_of_square_is_found_under_a_light_that_changes_across_the_board() -> None:
     rng = np.random.default_rng(0)
     tiles = _tiles()
@@ -166,16 +179,9 @@ def test_kinds_follow_the_layout() -> None:
 def test_a_real_photo_of_squares_the_tiles_colour_reads_no_phantom_blanks(shared_data) -> None:
     # The 2015 game's tuning photo (tests/data/real_split.json): its empty squares are nearly the
     # tiles' colour (the first tile model alone read three of them as blank tiles).
-    from pathlib import Path
-
-    from board_pi.vision.frames import load_image
     from board_pi.vision.read import Reader
 
-    data = Path(__file__).resolve().parents[1] / "data"
-    name = "IMG_20151016_170219.jpg"
-    truth = json.loads((data / "jheidel_labels.json").read_text())["photos"][name]
-    corners = np.float32(json.loads((data / "jheidel_corners.json").read_text())["photos"][name]["corners"])
-    image = load_image(shared_data / "real-photos" / "jheidel-game" / name)
+    image, truth, corners = _game_photo(shared_data, "IMG_20151016_170219.jpg")
     reader = Reader()
     reading = reader.read(image, corners)
     seen_as = ["".join("?" if ch.islower() else ch for ch in row) for row in truth]  # a blank shows no letter
@@ -190,16 +196,9 @@ def test_a_real_photo_under_a_lamps_reflection_reads_no_phantom_blanks(shared_da
     # over the middle of the board, a soft spot some five squares across: the grey-beige squares
     # under it wash out to the wooden tiles' colour. Judged by the curve across the board alone,
     # two of them read as blanks (G5, E9); judged by the light the squares around them show, none.
-    from pathlib import Path
-
-    from board_pi.vision.frames import load_image
     from board_pi.vision.read import Reader
 
-    data = Path(__file__).resolve().parents[1] / "data"
-    name = "IMG_20151016_165522.jpg"
-    truth = json.loads((data / "jheidel_labels.json").read_text())["photos"][name]
-    corners = np.float32(json.loads((data / "jheidel_corners.json").read_text())["photos"][name]["corners"])
-    image = load_image(shared_data / "real-photos" / "jheidel-game" / name)
+    image, truth, corners = _game_photo(shared_data, "IMG_20151016_165522.jpg")
     h, w = image.shape[:2]
     yy, xx = np.mgrid[:h, :w]
     spot = np.exp(-(((xx - w * 0.4) / (w * 0.12)) ** 2 + ((yy - h * 0.45) / (h * 0.10)) ** 2))
@@ -214,38 +213,25 @@ def test_a_tile_read_in_doubt_does_not_say_how_the_light_falls(shared_data) -> N
     # square at the board's edge) are read as letters with less than SURE_LETTER: counted among
     # the squares that say how the light falls, they made the light there 30 levels darker and
     # A14 a blank. Only squares read as empty say it.
-    from pathlib import Path
-
-    import cv2
-
     from board_pi.vision.enrol import enrol
     from board_pi.vision.read import Reader
 
-    data = Path(__file__).resolve().parents[1] / "data"
-    labels = json.loads((data / "jheidel_labels.json").read_text())["photos"]
-    corners = json.loads((data / "jheidel_corners.json").read_text())["photos"]
-    folder = shared_data / "real-photos" / "jheidel-game"
-    first, then = "IMG_20151016_170032.jpg", "IMG_20151016_170119.jpg"
     reader = Reader()
-    profile = enrol(cv2.imread(str(folder / first)), np.float32(corners[first]["corners"]), reader, layout=labels[first])
-    reading = Reader(reader.model_path, profile=profile).read(cv2.imread(str(folder / then)),
-                                                               np.float32(corners[then]["corners"]))
-    assert labels[then][13][0] == "." and reading.grid[13][0] == "."
+    first, labels, first_corners = _game_photo(shared_data, "IMG_20151016_170032.jpg")
+    profile = enrol(first, first_corners, reader, layout=labels)
+    image, truth, corners = _game_photo(shared_data, "IMG_20151016_170119.jpg")
+    reading = Reader(reader.model_path, profile=profile).read(image, corners)
+    assert truth[13][0] == "." and reading.grid[13][0] == "."
 
 
 def test_a_plain_wooden_blank_on_a_square_nearly_its_colour_is_read(shared_data) -> None:
     # The 2015 game's blank on O10 (a tuning photo, not in the model's training data): the model
     # alone leans to empty (0.72 against 0.24, after its second looks), the colour's say towards a
     # tile, up to MAX_TOWARDS_TILE, tips it. A neighbouring empty square stays empty.
-    from pathlib import Path
-
-    from board_pi.vision.frames import load_image
     from board_pi.vision.read import Reader
 
-    data = Path(__file__).resolve().parents[1] / "data"
-    name = "IMG_20151016_165946.jpg"
-    corners = np.float32(json.loads((data / "jheidel_corners.json").read_text())["photos"][name]["corners"])
-    reading = Reader().read(load_image(shared_data / "real-photos" / "jheidel-game" / name), corners, played=True)
+    image, _, corners = _game_photo(shared_data, "IMG_20151016_165946.jpg")
+    reading = Reader().read(image, corners, played=True)
     assert reading.grid[9][14] == "?" and reading.grid[10][14] == "."
 
 
@@ -437,13 +423,8 @@ def test_an_empty_square_at_the_edge_of_a_real_photo_is_judged_by_the_light_ther
     # empty, is darker than a plane across the board says its kind is there, as dark as the tiles.
     # Judged against a plane, the colour leaned to a tile and the reader was only 0.77 sure it is
     # empty (a blank 0.22); judged against the light's curve, it is sure.
-    from pathlib import Path
-
-    from board_pi.vision.frames import load_image
     from board_pi.vision.read import Reader
 
-    data = Path(__file__).resolve().parents[1] / "data"
-    name = "IMG_20151016_170119.jpg"
-    corners = np.float32(json.loads((data / "jheidel_corners.json").read_text())["photos"][name]["corners"])
-    reading = Reader().read(load_image(shared_data / "real-photos" / "jheidel-game" / name), corners, played=True)
+    image, _, corners = _game_photo(shared_data, "IMG_20151016_170119.jpg")
+    reading = Reader().read(image, corners, played=True)
     assert reading.grid[13][0] == "." and reading.confidence[13, 0] > 0.9
