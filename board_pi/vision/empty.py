@@ -185,7 +185,7 @@ a letter, two wooden tiles read in doubt beside the tuning photo 170119's A14 (e
 170032) made the light there 30 levels darker, and A14 a blank; with only the squares read as
 empty, a square under glare the model reads half as a blank no longer said it (19 on the photos)."""
 LOCAL_MIN = 3
-"""Squares within reach, empty and lit as light lights them, needed before they say it."""
+"""Squares within reach, not read as letters and lit as light lights them, needed before they say it."""
 LIGHT_LIKE = 10.0
 """How far (CIELAB units) a square's colour may lie from its curve's colour washed towards white
 or darkened towards black, and still count as lit otherwise rather than covered: a hand, a tile
@@ -237,9 +237,9 @@ def local_light(fit: np.ndarray, residual: np.ndarray, free: np.ndarray, reach: 
     A glare spot, a lamp's pool of light or a shadow over part of the board is smaller than the
     curve can follow: the empty squares under it are paler (or darker) than their kind's colour
     there, as pale as a blank tile on a pale board. The squares around them lie under it too, and
-    say so, whatever their kind: a glare makes each of them about as much lighter. A
-    hand, a tile or a blank among them moves their colours elsewhere and does not count, and a
-    blank tile on a square is unlike its empty neighbours.
+    say so, whatever their kind: a glare makes each of them about as much lighter. A hand or a
+    tile of another colour among them moves its colour elsewhere and does not count; a blank tile
+    on a square is unlike its empty neighbours, and one among them does not move their median.
 
     >>> fit = np.full((15, 15, 3), [200.0, 140.0, 150.0])
     >>> res = np.zeros((15, 15, 3)); res[5:10, 5:10] = 0.3 * (WHITE - fit[5:10, 5:10])  # a glare spot
