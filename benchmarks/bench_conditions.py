@@ -1,0 +1,170 @@
+"""Reading real photos under conditions the real sets do not show: turned, at a slant, in warm,
+dim or uneven light, small, compressed, out of focus, shaken, and under a lamp's reflection.
+
+Each of the real **tuning** photos (tests/data/real_split.json: the 2015 game's up to 170248 and
+declanfinerty's boards 001-003; never the held-out ones) is changed as a club's camera or a
+phone might change it, then read as ``board-pi read`` does: decoded, the board found, read
+whichever way up. Prints per condition: squares right, boards found, boards read a quarter or
+half turn wrong, empty squares read as tiles (phantom blanks among them), blanks missed, and the
+first squares read wrong. The photos are real and their labels true, so a condition that reads
+worse than ``none`` shows a weakness of the reader, not of the labels. The reflections are the
+light of a lamp added to the photo, brightest in its middle; the rest are OpenCV's own
+operations. Noise is drawn from a fixed seed, so every run reads the same pictures.
+
+Usage: ``python benchmarks/bench_conditions.py [CONDITION ...]`` (all of them by default, about
+5 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
+number after a name is degrees turned, the top edge's percent shorter, percent of the light
+left in a shadow, pixels of blur or shake, levels of light added). Skips when ../shared/data is
+absent.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from board_pi.vision.evaluate import evaluate_found, hand_labelled, real_boards, real_split  # noqa: E402
+from board_pi.vision.frames import load_photo  # noqa: E402
+from board_pi.vision.read import Reader  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+LABELS = ROOT / "tests" / "data"
+
+Image = np.ndarray
+
+
+def turned(degrees: float) -> Callable[[Image], Image]:
+    """The photo turned, its canvas grown to hold it all (the edges repeated)."""
+    def change(im: Image) -> Image:
+        h, w = im.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+        c, s = abs(m[0, 0]), abs(m[0, 1])
+        out_w, out_h = int(h * s + w * c), int(h * c + w * s)
+        m[0, 2] += out_w / 2 - w / 2
+        m[1, 2] += out_h / 2 - h / 2
+        return cv2.warpAffine(im, m, (out_w, out_h), borderMode=cv2.BORDER_REPLICATE)
+    return change
+
+
+def slanted(share: float) -> Callable[[Image], Image]:
+    """Seen from lower down: the photo's top edge ``2 * share`` of its width shorter."""
+    def change(im: Image) -> Image:
+        h, w = im.shape[:2]
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = np.float32([[w * share, 0], [w * (1 - share), 0], [w, h], [0, h]])
+        return cv2.warpPerspective(im, cv2.getPerspectiveTransform(src, dst), (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return change
+
+
+def reflection(levels: float, width: float, height: float, x: float = 0.4, y: float = 0.45) -> Callable[[Image], Image]:
+    """A lamp's reflection: ``levels`` of light added at (``x``, ``y``) of the photo, falling off
+    over ``width`` and ``height`` (shares of the photo's sides)."""
+    def change(im: Image) -> Image:
+        h, w = im.shape[:2]
+        yy, xx = np.mgrid[:h, :w]
+        spot = np.exp(-(((xx - w * x) / (w * width)) ** 2 + ((yy - h * y) / (h * height)) ** 2))
+        return np.clip(im + levels * spot[..., None], 0, 255).astype(np.uint8)
+    return change
+
+
+def shadow(light: float) -> Callable[[Image], Image]:
+    """A body's soft-edged shadow over one side of the photo, ``light`` of the light left in it."""
+    def change(im: Image) -> Image:
+        h, w = im.shape[:2]
+        yy, xx = np.mgrid[:h, :w]
+        edge = 1 / (1 + np.exp(-((xx - 0.55 * w) + 0.4 * (yy - 0.5 * h)) / (0.03 * w)))
+        return np.clip(im * (1 - (1 - light) * edge)[..., None], 0, 255).astype(np.uint8)
+    return change
+
+
+def shaken(pixels: int) -> Callable[[Image], Image]:
+    """The camera moved sideways by ``pixels`` while the shutter was open."""
+    return lambda im: cv2.filter2D(im, -1, np.ones((1, pixels), np.float32) / pixels)
+
+
+def dim(im: Image) -> Image:
+    """Underexposed, with the sensor's noise (a fixed seed)."""
+    noise = np.random.default_rng(3).normal(0, 4, im.shape)
+    return np.clip(255 * (im / 255.0) ** 1.6 * 0.6 + noise, 0, 255).astype(np.uint8)
+
+
+def vignette(im: Image) -> Image:
+    h, w = im.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    r2 = ((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2
+    return np.clip(im * (1 - 0.35 * r2)[..., None], 0, 255).astype(np.uint8)
+
+
+def jpeg(quality: int) -> Callable[[Image], Image]:
+    return lambda im: cv2.imdecode(cv2.imencode(".jpg", im, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+
+
+def narrow(width: int) -> Callable[[Image], Image]:
+    return lambda im: cv2.resize(im, (width, round(width * im.shape[0] / im.shape[1])), interpolation=cv2.INTER_AREA)
+
+
+CONDITIONS: dict[str, Callable[[Image], Image]] = {
+    "none": lambda im: im,
+    "turned-15": turned(15), "turned-35": turned(35),
+    "slant-24": slanted(0.12), "slant-44": slanted(0.22),
+    "warm": lambda im: np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8),
+    "dim": dim,
+    "640px": narrow(640),
+    "jpeg-30": jpeg(30),
+    "shadow-55": shadow(0.55), "shadow-70": shadow(0.7),
+    "vignette": vignette,
+    "focus-1.5": lambda im: cv2.GaussianBlur(im, (0, 0), 1.5),
+    "focus-2": lambda im: cv2.GaussianBlur(im, (0, 0), 2.0),
+    "shaken-5": shaken(5), "shaken-9": shaken(9),
+    "reflection-60": reflection(60, 0.12, 0.10), "reflection-120": reflection(120, 0.12, 0.10),
+    "spot-200": reflection(200, 0.04, 0.03), "streak-150": reflection(150, 0.3, 0.02),
+}
+
+
+def tuning_photos() -> list[tuple[str, np.ndarray, list[str], None]]:
+    """(name, image as ``board-pi read`` decodes it, truth rows, no corners) of every tuning photo."""
+    split = real_split()
+    game = split["jheidel-2015"]
+    photos = [(name, path, truth) for name, path, truth, _ in
+              hand_labelled(LABELS / "jheidel_labels.json", LABELS / "jheidel_corners.json",
+                            DATA / "real-photos" / "jheidel-game") if game.part(name) == "tuning"]
+    boards = split["declanfinerty"]
+    photos += [(name, path, truth) for name, path, truth, _ in real_boards(DATA / "real-boards" / "declanfinerty")
+               if boards.part(path.name) == "tuning"]
+    return [(name, load_photo(path)[0], truth, None) for name, path, truth in photos]
+
+
+def main(argv: list[str]) -> int:
+    unknown = [a for a in argv if a not in CONDITIONS]
+    if unknown:
+        print(f"unknown condition {unknown[0]!r}; the conditions: {', '.join(CONDITIONS)}", file=sys.stderr)
+        return 2
+    if not DATA.is_dir():
+        print(f"{DATA} is not present: skipped")
+        return 0
+    photos = tuning_photos()
+    reader = Reader()
+    print(f"{len(photos)} real tuning photos, each changed, then found and read whichever way up:")
+    start = time.perf_counter()
+    for name in argv or list(CONDITIONS):
+        change = CONDITIONS[name]
+        f = evaluate_found(reader, [(n, change(im), truth, c) for n, im, truth, c in photos])
+        print(f"  {name:16s} squares {f['square_accuracy']:.3%}  found {f['found']}/{f['photos']}  turned wrong "
+              f"{f['turned_wrong']}  empty->tile {f['empty_read_as_tile']} (phantom blanks {f['phantom_blanks']})  "
+              f"blanks missed {f['blanks_missed']} of {f['blanks']}", flush=True)
+        if f["errors"]:
+            print("    e.g. " + ", ".join(f["errors"][:5]), flush=True)
+    print(f"total {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
