@@ -31,12 +31,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.vision.evaluate import evaluate_found, hand_labelled, real_boards, real_split  # noqa: E402
+from board_pi.vision.evaluate import evaluate_found, real_boards, real_split  # noqa: E402
 from board_pi.vision.frames import load_photo  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
+from board_pi.vision.train import load_hand_labelled  # noqa: E402  (needs no torch to import)
 
 DATA = ROOT.parent / "shared" / "data"
-LABELS = ROOT / "tests" / "data"
 
 Image = np.ndarray
 
@@ -130,13 +130,10 @@ CONDITIONS: dict[str, Callable[[Image], Image]] = {
 
 
 def tuning_photos() -> list[tuple[str, np.ndarray, list[str], None]]:
-    """(name, image as ``board-pi read`` decodes it, truth rows, no corners) of every tuning photo."""
-    split = real_split()
-    game = split["jheidel-2015"]
-    photos = [(name, path, truth) for name, path, truth, _ in
-              hand_labelled(LABELS / "jheidel_labels.json", LABELS / "jheidel_corners.json",
-                            DATA / "real-photos" / "jheidel-game") if game.part(name) == "tuning"]
-    boards = split["declanfinerty"]
+    """(name, image as ``board-pi read`` decodes it, truth rows, no corners) of every tuning photo:
+    the 2015 game's as the tile model's training takes them, and declanfinerty's by the split."""
+    photos = [(path.name, path, truth) for path, truth, _ in load_hand_labelled()]
+    boards = real_split()["declanfinerty"]
     photos += [(name, path, truth) for name, path, truth, _ in real_boards(DATA / "real-boards" / "declanfinerty")
                if boards.part(path.name) == "tuning"]
     return [(name, load_photo(path)[0], truth, None) for name, path, truth in photos]
