@@ -167,7 +167,9 @@ class DemoResult:
     notes: list[str] = field(default_factory=list)
     press_to_score: list[float] = field(default_factory=list)
     journal_seconds: list[float] = field(default_factory=list)
-    """Of each of :attr:`press_to_score`, the time the journal's writes took (to the disk)."""
+    """Of each of :attr:`press_to_score`, the time the journal's writes took (to its log)."""
+    longest_sync: float = 0.0
+    """The longest the journal took to sync a write to the disk, behind the presses."""
 
 
 DEMO_SEEDS = {"english": 7, "german": 2}
@@ -369,6 +371,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
         if server is not None:
             server.stop()
         table.journal.close()
+        result.longest_sync = table.journal.longest_sync
         tmp.cleanup()
     return result
 

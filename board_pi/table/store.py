@@ -1,13 +1,19 @@
 """The journal: every event of a game appended to SQLite before it is shown.
 
-The database runs in write-ahead-log mode with full sync, so an event that was committed
-survives a power cut, and an unfinished game resumes exactly where it was: its board, scores
-and rack counts from the game events, its clocks from the last saved clock state.
+The database runs in write-ahead-log mode. A commit returns once its transaction is in the log
+(a crash of the program loses nothing), and one thread syncs the log to the disk straight after
+(:meth:`Journal.sync` waits for it), so a press never waits on the disk: an SD card can stall a
+sync for a second. A power cut loses at most what was not yet synced, a few milliseconds'
+worth, and the log stays whole either way (SQLite's write-ahead log with ``synchronous=NORMAL``).
+An unfinished game resumes exactly where it was: its board, scores and rack counts from the
+game events, its clocks from the last saved clock state.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import queue
 import sqlite3
 import threading
 import time
@@ -68,6 +74,14 @@ def _kind(e: sqlite3.Error) -> type[JournalError]:
     return JournalUnwritable
 
 
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 class Keep:
     """Marks "leave it as it is" where None means "clear it"."""
 
@@ -98,12 +112,55 @@ class JournalEntry:
     wall: float
 
 
+class _Syncer:
+    """The one thread that syncs the journals' logs to the disk, each as soon as it is asked."""
+
+    def __init__(self) -> None:
+        self._asked: queue.SimpleQueue[Journal] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def ask(self, journal: Journal) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="journal-sync", daemon=True)
+                self._thread.start()
+        self._asked.put(journal)
+
+    def _run(self) -> None:
+        while True:
+            self._asked.get()._sync_now()
+
+
+_SYNCER = _Syncer()
+
+
 class Journal:
     """An SQLite journal of games; one writer (the table), safe to use from several threads."""
+
+    CHECKPOINT_EVERY = 200
+    """Syncs between two checkpoints (the log copied into the database, by the syncing thread,
+    so that no press waits for one either)."""
+    CHECKPOINT_BACKSTOP = 10_000
+    """Pages of log after which a commit checkpoints itself, should the syncing thread's
+    checkpoints fail: the log cannot grow without end."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        # Commits written to the log, and how many of them are synced to the disk (the syncing
+        # thread's, under _syncing); a sync that failed is told at the next commit.
+        self._synced = threading.Condition()
+        self.written = self.synced = 0
+        self._sync_failed: str | None = None
+        self._syncing = threading.Lock()
+        self._log_fd: int | None = None
+        self._checkpointer: sqlite3.Connection | None = None
+        self._since_checkpoint = 0
+        self._closed = False
+        self.longest_sync = 0.0
+        """Seconds the slowest sync of the log took: how long a power cut could have taken back
+        a commit already shown."""
         # Seconds spent writing transactions so far: each waits until the disk has them (its
         # writes and the sync, either of which a slow or busy card can stall); the benchmarks
         # report it apart.
@@ -117,8 +174,9 @@ class Journal:
         db = None
         try:
             db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
+            mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            db.execute("PRAGMA synchronous=NORMAL")  # the log is synced by _SYNCER, not by the commit
+            db.execute(f"PRAGMA wal_autocheckpoint={self.CHECKPOINT_BACKSTOP}")
             db.execute("PRAGMA foreign_keys=ON")
             db.executescript(SCHEMA)
             # A damaged page may only show when read: check the whole file once, at the start.
@@ -137,10 +195,82 @@ class Journal:
                 db.close()
             raise
         self._db = db
+        # An in-memory journal (tests, examples) has no log and nothing to sync.
+        self._log = Path(f"{self.path}-wal") if mode == "wal" else None
 
     def close(self) -> None:
+        """Close the journal once everything written is on the disk."""
+        self.sync()
+        with self._syncing:
+            self._closed = True
+            if self._log_fd is not None:
+                os.close(self._log_fd)
+                self._log_fd = None
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+                self._checkpointer = None
         with self._lock:
             self._db.close()
+
+    def sync(self, timeout: float | None = None) -> bool:
+        """Wait until every commit so far is on the disk; False if ``timeout`` seconds pass first."""
+        with self._synced:
+            target = self.written
+            return self._synced.wait_for(lambda: self.synced >= target or self._closed, timeout)
+
+    def _written(self) -> None:
+        """A commit is in the log: the syncing thread is asked to put it on the disk."""
+        with self._synced:
+            self.written += 1
+        if self._log is not None:
+            _SYNCER.ask(self)
+        else:
+            with self._synced:
+                self.synced = self.written
+                self._synced.notify_all()
+
+    def _sync_now(self) -> None:
+        """Sync the log to the disk (the syncing thread), and now and then checkpoint it."""
+        with self._syncing:
+            with self._synced:
+                target = self.written
+            if self.synced >= target or self._closed:
+                return
+            failed = None
+            try:
+                if self._log_fd is None:
+                    self._log_fd = os.open(self._log, os.O_RDONLY)
+                    _sync_folder(self._log.parent)  # the log's name, made when it was first written
+                t = time.perf_counter()
+                os.fsync(self._log_fd)
+                self.longest_sync = max(self.longest_sync, time.perf_counter() - t)
+                self._since_checkpoint += 1
+                if self._since_checkpoint >= self.CHECKPOINT_EVERY:
+                    self._checkpoint()
+            except (OSError, sqlite3.Error) as e:
+                failed = getattr(e, "strerror", None) or str(e)
+            with self._synced:
+                self.synced = max(self.synced, target)
+                if failed is not None:
+                    self._sync_failed = failed
+                self._synced.notify_all()
+
+    def _checkpoint(self) -> None:
+        """Copy the log into the database on the syncing thread's own connection; a passive
+        checkpoint waits for no one, and the table's commits go on meanwhile."""
+        if self._checkpointer is None:
+            self._checkpointer = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._checkpointer.execute("PRAGMA synchronous=FULL")
+        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        self._since_checkpoint = 0
+
+    def _check_synced(self) -> None:
+        """A sync that failed since the last commit is told now, once (a failing card)."""
+        with self._synced:
+            failed, self._sync_failed = self._sync_failed, None
+        if failed is not None:
+            raise JournalUnwritable(f"cannot write the journal {self.path}: the disk did not keep an earlier "
+                                    f"write ({failed}); check the card (`board-pi doctor`)")
 
     def _write(self, sql: str, args: tuple[Any, ...]) -> int:
         return self._transaction([(sql, args)])
@@ -148,6 +278,7 @@ class Journal:
     def _transaction(self, statements: list[tuple[str, tuple[Any, ...]]]) -> int:
         """Run ``statements`` as one transaction: all of them reach the disk, or none does.
         Returns the last inserted row id."""
+        self._check_synced()
         with self._lock:
             t = time.perf_counter()
             try:
@@ -157,6 +288,7 @@ class Journal:
                     cur = self._db.execute(sql, args)
                     last = int(cur.lastrowid or 0) or last
                 self._db.execute("COMMIT")
+                self._written()
                 return last
             except sqlite3.Error as e:
                 try:
@@ -170,6 +302,7 @@ class Journal:
     def new_game(self, players: list[str], rules: dict[str, Any], meta: dict[str, Any] | None = None,
                  clock: dict[str, Any] | None = None) -> int:
         """A new game, with its clock's state when given (both or neither are written)."""
+        self._check_synced()
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -181,6 +314,7 @@ class Journal:
                     self._db.execute("INSERT INTO clocks (game_id, state, wall) VALUES (?, ?, ?)",
                                      (game_id, json.dumps(clock), time.time()))
                 self._db.execute("COMMIT")
+                self._written()
                 return game_id
             except sqlite3.Error as e:
                 try:

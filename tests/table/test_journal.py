@@ -17,7 +17,7 @@ from board_pi.rules.codec import event_from_dict
 from board_pi.rules.game import Game
 from board_pi.rules.judge import WordJudge
 from board_pi.rules.lexicon import Lexicon
-from board_pi.table.store import Journal
+from board_pi.table.store import Journal, JournalError
 from board_pi.table.table import Table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,13 +91,75 @@ def test_an_unwritable_journal_is_a_clear_error(tmp_path: Path) -> None:
         Journal(bad)
 
 
-def test_wal_and_full_sync(tmp_path: Path) -> None:
+def test_each_commit_is_synced_to_the_disk_behind_it(tmp_path: Path) -> None:
     j = Journal(tmp_path / "j.db")
     con = sqlite3.connect(tmp_path / "j.db")
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     con.close()
-    # The sync is the journal's own connection's setting: FULL (2), every commit on the disk.
-    assert j._db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    game = j.new_game(["Ann", "Bob"], {})
+    j.commit(game, [{"type": "pass", "player": 0}])
+    j.append(game, {"type": "pass", "player": 1})
+    assert j.written == 3
+    assert j.sync(timeout=10)
+    assert j.synced == 3
+    j.close()
+
+
+def test_a_commit_does_not_wait_for_the_disk(tmp_path: Path) -> None:
+    """A card that stalls its syncs (held here by taking the syncing thread's lock) does not
+    hold up a press: the commit is in the log at once, on the disk once the stall ends."""
+    j = Journal(tmp_path / "j.db")
+    game = j.new_game(["Ann", "Bob"], {})
+    assert j.sync(timeout=10)
+    with j._syncing:
+        j.commit(game, [{"type": "pass", "player": 0}])
+        assert j.load(game).events == [{"type": "pass", "player": 0}]
+        assert not j.sync(timeout=0.2)
+        assert j.synced < j.written
+    assert j.sync(timeout=10)
+    j.close()
+    assert Journal(tmp_path / "j.db").load(game).events == [{"type": "pass", "player": 0}]
+
+
+def test_the_syncing_thread_copies_the_log_into_the_database(tmp_path: Path) -> None:
+    """Checkpoints are the syncing thread's too: until one, the database file holds only its
+    header page and everything else is in the log."""
+    j = Journal(tmp_path / "j.db")
+    j.CHECKPOINT_EVERY = 3
+    game = j.new_game(["Ann", "Bob"], {})
+    assert j.sync(timeout=10)
+    assert (tmp_path / "j.db").stat().st_size <= 4096
+    for player in (0, 1):
+        j.commit(game, [{"type": "pass", "player": player}])
+        assert j.sync(timeout=10)
+    assert (tmp_path / "j.db").stat().st_size > 4096
+    con = sqlite3.connect(f"file:{tmp_path / 'j.db'}?mode=ro", uri=True)
+    assert con.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 2
+    con.close()
+    j.close()
+
+
+def test_a_sync_the_disk_refused_is_told_at_the_next_commit(tmp_path: Path) -> None:
+    j = Journal(tmp_path / "j.db")
+    game = j.new_game(["Ann", "Bob"], {})
+    assert j.sync(timeout=10)
+    read, write = os.pipe()  # a pipe cannot be synced: fsync fails as on a failing card
+    with j._syncing:
+        assert j._log_fd is not None
+        os.close(j._log_fd)
+        j._log_fd = read
+    j.commit(game, [{"type": "pass", "player": 0}])
+    assert j.sync(timeout=10)
+    with pytest.raises(JournalError, match="did not keep an earlier write"):
+        j.commit(game, [{"type": "pass", "player": 1}])
+    with j._syncing:
+        j._log_fd = None  # the log opened anew at the next sync
+    os.close(read)
+    os.close(write)
+    # Told once: the journal goes on, and nothing it took was lost.
+    j.commit(game, [{"type": "pass", "player": 1}])
+    assert j.sync(timeout=10)
+    assert [e["player"] for e in j.load(game).events] == [0, 1]
     j.close()
 
 
