@@ -269,12 +269,37 @@ def evaluate_enrolled(reader: Reader, photos: list[tuple[str, Path, list[str], n
     return t.figures()
 
 
+def turned_out(truth: Sequence[str], grid: Sequence[str]) -> bool:
+    """Whether ``grid`` reads the board of ``truth`` a quarter or half turn out: most of the
+    truth's tiles are not read as they are, and the squares read as tiles fit the truth's as
+    well turned some way as they do as they are. Counting the tiles, not the squares: a sparse
+    board read a turn wrong still has most squares (the empty ones) right.
+
+    >>> truth = ["." * 15] * 7 + ["...BENDS" + "." * 7] + ["." * 15] * 7
+    >>> turned_out(truth, truth)
+    False
+    >>> turned_out(truth, ["." * 15] * 7 + ["." * 7 + "SONZO..."] + ["." * 15] * 7)  # read upside down
+    True
+    >>> turned_out(truth, ["".join(r) for r in np.rot90([list(r) for r in truth])])
+    True
+    >>> turned_out(truth, ["." * 15] * 7 + ["...BEMOS" + "." * 7] + ["." * 15] * 7)  # misread, upright
+    False
+    """
+    want = np.array([split_row(r) for r in truth])
+    got = np.array([split_row(r) for r in grid])
+    tiles = want != "."
+    if 2 * int((got[tiles] == want[tiles]).sum()) >= int(tiles.sum()):
+        return False
+    placed = [int((np.rot90(got, k)[tiles] != ".").sum()) for k in range(4)]
+    return max(placed[1:]) >= placed[0]
+
+
 def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, list[str], np.ndarray | None]],
                    played: bool = True) -> dict:
     """Figures with the board found automatically (:func:`~board_pi.vision.locate.find_board`)
     and read whichever way up it lies (:meth:`Reader.read_upright`), as ``board-pi read`` does
     without ``--corners``. A board not found counts as 225 squares wrong; ``found`` and
-    ``turned_wrong`` (found, but read a quarter or half turn out: most squares wrong) say which.
+    ``turned_wrong`` (found, but read a quarter or half turn out: :func:`turned_out`) say which.
     ``played``: the photos are of games (rendered boards of strewn tiles are not)."""
     from board_pi.vision.frames import load_image
     from board_pi.vision.locate import find_board
@@ -293,8 +318,7 @@ def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, li
             continue
         found += 1
         grid = reader.read_upright(image, loc.corners, played=played).grid
-        before = t.squares_right
         t.add(truth, grid, tag=f"{name} ")
-        turned_wrong += t.squares_right - before < N * N // 2
+        turned_wrong += turned_out(truth, grid)
     return {**t.figures(), "photos": len(photos), "found": found, "turned_wrong": turned_wrong}
 

@@ -802,32 +802,52 @@ class Reader:
         # ways, so this favours no turn.
         placed = list(zip(*np.nonzero(lettered)))
         plain = [sq for sq in placed if not PREMIUM_MASK[sq]]
-        if len(plain) >= self.TURN_TILES:
+        few = len(plain) < self.TURN_TILES
+        if not few:
             placed, n = plain, len(plain)
-        sure = [placed[i] for i in np.linspace(0, n - 1, min(n, self.TURN_VOTERS)).round().astype(int)]
-        mask = np.zeros((N, N), bool)
-        mask[tuple(np.array(sure).T)] = True
+        voters = [placed[i] for i in np.linspace(0, n - 1, min(n, self.TURN_VOTERS)).round().astype(int)]
         letters = np.array([ch not in (EMPTY_CLASS, BLANK_CLASS) for ch in self.classes])
-        score = np.zeros(4)
+        mask = np.zeros((N, N), bool)
+        mask[tuple(np.array(voters).T)] = True
+        squares = np.arange(N * N).reshape(N, N)
+        seen = []  # each voter's probabilities at each turn, in the order of ``voters``
         for k in range(4):
             # Corners rolled by k (A1 at what was the k-th corner) are this view of the board.
             turned, where = np.ascontiguousarray(np.rot90(warped, k)), np.rot90(mask, k)
             p, _ = self.run(patches(turned, list(zip(*np.nonzero(where)))))
+            order = {int(sq): j for j, sq in enumerate(np.rot90(squares, k)[where])}
+            seen.append(p[[order[r * N + c] for r, c in voters]])
+        keep = np.ones(len(voters), bool)
+        if few:
+            # Too few on plain squares: those on premium squares vote too, but only the ones that
+            # read as tiles at every turn. On an early board given turned, the print of some
+            # twenty premium squares read as letters, so as tiles, that read as empty at the
+            # right turn, and outvoted the few real tiles. (Dropping such voters on plain squares
+            # too turned a club edition wrong: sideways, its I and T read as empty.)
+            empty = self.classes.index(EMPTY_CLASS)
+            keep = ~np.array([bool(PREMIUM_MASK[sq]) for sq in voters])
+            keep |= np.all([q[:, empty] < 0.5 for q in seen], axis=0)
+            if keep.sum() < self.TURN_TILES:
+                keep[:] = True  # too few left to judge by: all of them, as they stand
+        score = np.zeros(4)
+        for k in range(4):
             # Each tile's say is bounded: a blank (no letter either way up) or a smudged tile
             # must not outweigh the others reading clearly at one turn only.
-            score[k] = float(np.log(np.maximum(p[:, letters].max(axis=1), self.TURN_FLOOR)).sum())
+            score[k] = float(np.log(np.maximum(seen[k][keep][:, letters].max(axis=1), self.TURN_FLOOR)).sum())
         # The tiles' point values, printed at the bottom right of their letters, vote too: each
         # letter with its value diagonally beside it (locate.tile_orientation_votes). The votes
         # are not independent (one typeface, one light: a mark the finder misplaces on one tile
         # it misplaces on all), so they count by their share, bounded: they decide where the
         # letters look alike either way up (O, S, Z, N), and cannot outvote letters that read
         # clearly one way only (counted one by one they turned 5 of 40 rendered boards wrong).
-        votes = tile_orientation_votes(cv2.cvtColor(warp_grid(image, corners, 32), cv2.COLOR_BGR2GRAY))
+        # Only marks on squares read as tiles vote: an old board's print has letters and
+        # digits too, upright one way only (on the real tuning photos, a third of the votes).
+        votes = tile_orientation_votes(cv2.cvtColor(warp_grid(image, corners, 32), cv2.COLOR_BGR2GRAY), lettered)
         score += self.VOTE_WEIGHT * votes / max(float(votes.sum()), self.VOTE_FULL)
         post = np.exp(score - score.max())
         post /= post.sum()
         k = int(post.argmax())
-        turn = Turn(90 * k, len(sure), float(post[k]), True)
+        turn = Turn(90 * k, int(keep.sum()), float(post[k]), True)
         if k == 0:
             return replace(reading, turn=turn)
         return replace(self.read(image, np.roll(corners, -k, axis=0), played=played), turn=turn)

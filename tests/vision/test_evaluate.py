@@ -119,3 +119,14 @@ def test_face_recall_counts_each_face_read_and_says_what_it_was_taken_for():
     assert all(right == 0 for right, _ in english["faces"].values())
     assert sum(english["misread"].values()) == sum(seen for _, seen in english["faces"].values()) >= 2
     assert all(k[0] in "ÄÖÜ" and k[3] not in "ÄÖÜ" for k in english["misread"])
+
+
+def test_doctests() -> None:
+    """:func:`turned_out`'s examples: a sparse board read a quarter turn out is told, though
+    most of its squares (the empty ones) are read right."""
+    import doctest
+
+    from board_pi.vision import evaluate
+
+    result = doctest.testmod(evaluate)
+    assert result.attempted >= 2 and result.failed == 0

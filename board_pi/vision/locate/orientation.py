@@ -26,7 +26,7 @@ def order_clockwise(pts: np.ndarray) -> np.ndarray:
     return np.roll(pts, -start, axis=0)
 
 
-def tile_orientation_votes(top: np.ndarray) -> np.ndarray:
+def tile_orientation_votes(top: np.ndarray, tiles: np.ndarray | None = None) -> np.ndarray:
     """Votes of the tiles on a rectified board for the four turns (0, 90, 180, 270 clockwise).
 
     ``top`` is a grey rectified grid (15 squares a side, no margin). A tile's point value is
@@ -34,7 +34,9 @@ def tile_orientation_votes(top: np.ndarray) -> np.ndarray:
     it shows at the letter's bottom left, and so on. Every letter-sized mark with a digit-sized
     mark diagonally beside it votes for the turn that puts the digit at the bottom right.
     Working from the marks rather than the square keeps this right when tiles sit off-centre or
-    lean over in a tilted view.
+    lean over in a tilted view. ``tiles`` (15 x 15, True where a tile stands), when given: only
+    letters standing in those squares vote, not the print of the board's own squares (an old
+    board's DOUBLE LETTER SCORE is letters and digits too, and is upright one way only).
     """
     n = top.shape[0] / GRID
     g = top.astype(np.float32)
@@ -46,6 +48,9 @@ def tile_orientation_votes(top: np.ndarray) -> np.ndarray:
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float32)
     w = np.arange(count) >= 1  # label 0 is the background
     letters = np.flatnonzero(w & (big >= 0.3 * n) & (big <= 0.85 * n) & (area >= 0.02 * n * n))
+    if tiles is not None:
+        at = np.clip((cents[letters] / n).astype(int), 0, GRID - 1)
+        letters = letters[np.asarray(tiles, bool)[at[:, 1], at[:, 0]]]
     digits = np.flatnonzero(w & (big >= 0.1 * n) & (big < 0.3 * n) & (area >= 0.004 * n * n))
     votes = np.zeros(4, np.float32)
     if len(letters) == 0 or len(digits) == 0:
