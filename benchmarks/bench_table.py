@@ -15,9 +15,10 @@ the time until it is on the disk, so that a slow disk can be told from a slow ta
 plays the same games on a club edition's board (green, sage, lavender, wooden) instead of the
 demo's cream one;
 ``--seed`` draws another board of it (its colours, the light and the camera over it; 1 by default), for
-a table the choices were not made on.
+a table the choices were not made on. ``--learn``: the table learns its tiles as it plays, as
+``board-pi run`` does (each game from nothing).
 
-    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N] [--disk S]
+    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N] [--disk S] [--learn]
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def main() -> int:
                     help="the club board the camera sees (default: the demo's cream board)")
     ap.add_argument("--seed", type=int, default=1, help="which board of the edition, and the camera over it")
     ap.add_argument("--disk", type=float, default=30.0, help="seconds of the disk alone (0: not measured)")
+    ap.add_argument("--learn", action="store_true",
+                    help="the table learns its tiles as it plays, as `board-pi run` does by default")
     args = ap.parse_args()
     shared = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
     records = [("bundled demo game", load_record(None)), ("German demo game", load_record(None, GERMAN))]
@@ -66,7 +69,8 @@ def main() -> int:
     synced = 0.0  # the longest the journal took to sync its log to the disk, behind the presses
     t0 = time.perf_counter()
     for name, rec in records:
-        r = play_record(rec, None, web=False, say=lambda *a: None, seed=args.seed, edition=args.edition)
+        r = play_record(rec, None, web=False, say=lambda *a: None, seed=args.seed, edition=args.edition,
+                        learn=args.learn)
         games += 1
         same += r.final == r.recorded
         plays += r.plays

@@ -267,10 +267,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool = True,
                 say: Any = print, data_dir: str | None = None, seed: int = 1, club: Any = None,
-                edition: str | None = None) -> DemoResult:
+                edition: str | None = None, learn: bool = False) -> DemoResult:
     """Act out ``rec`` at a simulated table; returns the scores and how the reading went.
     ``club``: club settings to publish the table to a broker (None: a table on its own);
-    ``edition``: the club board the camera sees (see :func:`demo_style`)."""
+    ``edition``: the club board the camera sees (see :func:`demo_style`); ``learn``: the table
+    learns its tiles as it plays, as ``board-pi run`` does (kept in the game's data folder)."""
     from ..wordlists import load_lexicon
     from ..table.vision import VisionReader
 
@@ -294,7 +295,13 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
         lexicon = "none"
     camera = ScriptedCamera(seed, tiles=tiles, edition=edition)
     # The camera reads only the set's own tiles, as a table configured with game.tile_set does.
-    reader = VisionReader(reader=Reader(tiles=tiles), tracker=_setup_calibration(camera))
+    tile_reader = Reader(tiles=tiles)
+    memory = None
+    if learn:
+        from ..vision.learn import TableMemory, model_fingerprint
+
+        memory = TableMemory.open(data / "learned-tiles.npz", model_fingerprint(tile_reader.model_path))
+    reader = VisionReader(reader=tile_reader, tracker=_setup_calibration(camera), memory=memory)
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
                   time_source=clock_time, camera_time=camera.time)
     table.new_game(names, rules, TimeControl(minutes=25), meta={"lexicon": lexicon, "demo": True})
@@ -370,6 +377,8 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
             publisher.stop()
         if server is not None:
             server.stop()
+        if memory is not None:
+            table.close()  # the last play's learning done and on the disk
         table.journal.close()
         result.longest_sync = table.journal.longest_sync
         tmp.cleanup()

@@ -135,6 +135,9 @@ class Confirmations:
     def _reader_commit(self) -> None:
         if self.game is not None:
             self.turns.commit(self.game.state.board.rows())
+            # Learning the tiles takes as long as a read: it waits until the score is shown,
+            # and runs where the readings run, one at a time.
+            self._recorder.after(lambda: self._reads.put(self.turns.learn))
 
     def _exchange(self, player: int, count: int | None, at: float) -> PressResult:
         game, _ = self._require()

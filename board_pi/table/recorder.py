@@ -86,6 +86,14 @@ class Recorder:
         self.change.published.append((type_, data))
         return True
 
+    def after(self, then: Callable[[], None]) -> None:
+        """Run ``then`` once the action is recorded and the page told (at once outside an action;
+        never, if the action is taken back)."""
+        if self.change is None:
+            then()
+        else:
+            self.change.after.append(then)
+
     def game_finished(self, after: Callable[[], None]) -> None:
         """The action ends the game: the journal marks it finished, then ``after`` runs."""
         assert self.change is not None, "a game ends inside a recorded action"

@@ -122,3 +122,9 @@ class TurnReader:
         commit = getattr(self.reader, "commit", None)
         if commit is not None:
             commit(rows)
+
+    def learn(self) -> None:
+        """Let the reader learn the tiles of the board last committed (a reader that learns)."""
+        learn = getattr(self.reader, "learn", None)
+        if learn is not None:
+            learn()

@@ -9,6 +9,7 @@ so the rules and the table's logic run without OpenCV.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -66,6 +67,10 @@ class VisionReader:
         self.colour_threshold = colour_threshold
         self.ink_threshold = ink_threshold
         self.stats = ReaderStats()
+        # The tile model serves one caller at a time: a reading, or learning from the last play.
+        self._using = threading.Lock()
+        self._seen: tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None = None
+        self._to_learn: tuple[Any, list[list[str]]] | None = None
         self._ref_look: np.ndarray | None = None
         self._ref_grid: list[list[str]] | None = None
         self._ref_conf: np.ndarray | None = None
@@ -182,6 +187,10 @@ class VisionReader:
         return [(int(r), int(c)) for r, c in zip(*np.nonzero(changed))]
 
     def read(self, frame: np.ndarray) -> BoardReading | None:
+        with self._using:
+            return self._read(frame)
+
+    def _read(self, frame: np.ndarray) -> BoardReading | None:
         corners = self.corners_for(frame)
         if corners is None:
             return None
@@ -236,22 +245,28 @@ class VisionReader:
             self._ref_look, self._ref_grid, self._ref_conf = look, grid, conf
             if self.tracker is not None:  # the check leaves the tiles out: they hide the lines
                 self.tracker.covered = np.array([[t != "." for t in row] for row in grid])
-            self._learn(grid)
+            # Learnt by learn(), once the score is shown: the squares the last reading looked
+            # at, as this board has them (a correction made since is what is learnt).
+            seen, self._seen = self._seen, None
+            if self.memory is not None:
+                self._to_learn = (seen or (self._to_learn[0] if self._to_learn else None), grid)
 
-    def _learn(self, grid: list[list[str]]) -> None:
-        """The squares the last reading looked at are now what the players let stand: learn them."""
-        seen, self._seen = getattr(self, "_seen", None), None
-        if self.memory is None or seen is None:
-            return
-        from ..vision.learn import learn_squares
+    def learn(self) -> None:
+        """The squares the last reading looked at are now what the players let stand: learn them
+        (the tile model's embeddings of them, as :mod:`~board_pi.vision.learn` keeps them)."""
+        with self._using:
+            to_learn, self._to_learn = self._to_learn, None
+            if self.memory is None or to_learn is None or to_learn[0] is None:
+                return
+            from ..vision.learn import learn_squares
 
-        frame, corners, squares = seen
-        try:
-            if learn_squares(self.reader, self.memory, frame, corners, squares, grid):
-                self.reader.memory = self.memory.profile()
-                self.memory.save()
-        except (OSError, ValueError) as e:  # a full disk, another model: the reading goes on as it was
-            log.warning("the table's tiles were not learnt from this play: %s", e)
+            (frame, corners, squares), grid = to_learn
+            try:
+                if learn_squares(self.reader, self.memory, frame, corners, squares, grid):
+                    self.reader.memory = self.memory.profile()
+                    self.memory.save_behind()  # not on a press's time: the disk may stall
+            except (OSError, ValueError) as e:  # a full disk, another model: the reading goes on as it was
+                log.warning("the table's tiles were not learnt from this play: %s", e)
 
     def reset(self) -> None:
         self._ref_look = self._ref_grid = self._ref_conf = None

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -108,14 +109,62 @@ class TableMemory:
 
     def save(self) -> None:
         """Write the memory beside the calibration, atomically (a crash leaves the old file)."""
+        if self.path is not None and self.size:
+            _write(self.path, self.embeddings, self.labels, self.model)
+
+    def save_behind(self) -> None:
+        """Have the memory as it is now written by a thread of its own, so that a press does not
+        wait for the disk (a card can stall a sync for a second); :meth:`flush` waits for it. A
+        write that fails is said in the log: what was learnt stays in memory and goes with the
+        next one."""
         if self.path is None or self.size == 0:
             return
-        with replacing(self.path, binary=True) as f:
-            np.savez_compressed(f, embeddings=self.embeddings, labels=self.labels, model=np.str_(self.model))
+        with _BEHIND:
+            global _WRITER
+            _PENDING[self.path] = (self.embeddings, self.labels, self.model)  # the newest wins
+            if _WRITER is None or not _WRITER.is_alive():
+                _WRITER = threading.Thread(target=_write_behind, name="learnt-tiles", daemon=True)
+                _WRITER.start()
+            _BEHIND.notify_all()
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until what :meth:`save_behind` was given is on the disk; False if ``timeout``
+        seconds pass first."""
+        with _BEHIND:
+            return _BEHIND.wait_for(lambda: self.path not in _PENDING and self.path not in _WRITING, timeout)
 
     def profile(self) -> Profile | None:
         """What has been learnt, as a profile for the reader's ``memory`` (None: nothing yet)."""
         return Profile(self.embeddings, self.labels) if self.size else None
+
+
+def _write(path: Path, embeddings: np.ndarray, labels: np.ndarray, model: str) -> None:
+    with replacing(path, binary=True) as f:
+        np.savez_compressed(f, embeddings=embeddings, labels=labels, model=np.str_(model))
+
+
+# The memories waiting to be written by the one writing thread (each file's newest state), and
+# the files being written; the thread is started by the first save_behind.
+_BEHIND = threading.Condition()
+_PENDING: dict[Path, tuple[np.ndarray, np.ndarray, str]] = {}
+_WRITING: set[Path] = set()
+_WRITER: threading.Thread | None = None
+
+
+def _write_behind() -> None:
+    while True:
+        with _BEHIND:
+            _BEHIND.wait_for(lambda: bool(_PENDING))
+            path, state = _PENDING.popitem()
+            _WRITING.add(path)
+        try:
+            _write(path, *state)
+        except (OSError, ValueError) as e:  # a full disk: learnt, and written with the next play
+            log.warning("the table's learnt tiles were not written to %s: %s", path, e)
+        finally:
+            with _BEHIND:
+                _WRITING.discard(path)
+                _BEHIND.notify_all()
 
 
 def learn_squares(reader: Reader, memory: TableMemory, image: np.ndarray, corners: np.ndarray,

@@ -29,6 +29,21 @@ def test_the_bundled_game_ends_with_the_recorded_scores() -> None:
     assert last["plays_read_correctly"] == 32, r.stderr[-3000:]
 
 
+def test_a_table_that_learns_its_tiles_reads_the_game_and_keeps_what_it_learnt(tmp_path: Path) -> None:
+    """As `board-pi run` does by default: every play that stands is learnt once its score is
+    shown, on the readings' thread, and kept beside the journal."""
+    pytest.importorskip("cv2")
+    from board_pi.cli.demo import load_record, play_record
+    from board_pi.vision.learn import TableMemory, model_fingerprint
+    from board_pi.vision.read import Reader
+
+    r = play_record(load_record(None), None, web=False, say=lambda *a: None, data_dir=str(tmp_path), learn=True)
+    assert r.final == r.recorded == [272, 361]
+    assert r.plays_read_correctly == r.plays == 32
+    kept = TableMemory.open(tmp_path / "learned-tiles.npz", model_fingerprint(Reader().model_path))
+    assert kept.size >= 40 and len(set(kept.labels.tolist())) >= 10  # tiles of many letters, and empty
+
+
 def test_bad_games_are_refused_with_a_message(tmp_path: Path, shared_data: Path) -> None:
     r = demo("--game", str(tmp_path / "missing.gcg"), "--no-web")
     assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr

@@ -49,6 +49,27 @@ def test_memory_keeps_the_newest_examples_of_each_class_and_survives_a_restart(t
     assert profile is not None and len(profile.labels) == 4
 
 
+def test_a_memory_written_behind_the_press_is_on_the_disk_once_flushed(tmp_path: Path) -> None:
+    """A table writes what it learnt on a thread of its own (a press does not wait for the disk);
+    what is written is the memory as it stood when asked, whole, however it changes after."""
+    from board_pi.vision import learn
+
+    path = tmp_path / "learned-tiles.npz"
+    memory = TableMemory.open(path, MODEL, per_class=3)
+    emb = np.eye(8, 96, dtype=np.float32)
+    memory.add(emb[:2], [1, 2])
+    with learn._BEHIND:  # the writing thread held, as a stalled card holds it
+        memory.save_behind()
+        memory.add(emb[2:5], [3, 3, 3])  # learnt meanwhile: not in the write asked for
+        assert not path.exists()
+    assert memory.flush(timeout=10)
+    again = TableMemory.open(path, MODEL, per_class=3)
+    assert list(again.labels) == [1, 2] and np.array_equal(again.embeddings, emb[:2])
+    memory.save_behind()
+    assert memory.flush(timeout=10)
+    assert list(TableMemory.open(path, MODEL, per_class=3).labels) == [1, 2, 3, 3, 3]
+
+
 @pytest.mark.parametrize("damage", ["another model", "garbage"])
 def test_a_memory_that_cannot_be_used_is_set_aside_and_learning_starts_again(tmp_path: Path, damage: str) -> None:
     path = tmp_path / "learned-tiles.npz"
@@ -78,7 +99,9 @@ def test_a_tile_the_players_corrected_is_read_as_they_said_at_the_next_play(tmp_
     assert seen is not None and seen.grid[7][6:9] == "OOO"  # as the model sees them
     corrected = [row.replace("O", "E") for row in first]
     eyes.commit(corrected)  # the players' correction is what stands
-    assert eyes.memory is not None and (tmp_path / "learned-tiles.npz").exists()
+    assert eyes.memory is not None and eyes.memory.size == 0  # learnt once the score is shown:
+    eyes.learn()
+    assert eyes.memory.flush(timeout=10) and (tmp_path / "learned-tiles.npz").exists()
     assert CLASSES.index("E") in set(eyes.memory.labels.tolist())
     # The next play puts down another of those tiles.
     second = put(corrected, (8, 7), "O")
@@ -102,8 +125,9 @@ def test_what_a_table_learnt_is_there_at_the_next_game(tmp_path: Path) -> None:
     image, _ = frame(board, 1)
     eyes.read(image)
     eyes.commit(board)
+    eyes.learn()
     learnt = eyes.memory.size  # type: ignore[union-attr]
-    assert learnt >= 2
+    assert learnt >= 2 and eyes.memory.flush(timeout=10)  # type: ignore[union-attr]
     # A new game, or the Pi restarted: the table's reader starts with what it had learnt.
     reader = Reader()
     VisionReader(reader=reader, memory=TableMemory.open(path, MODEL))
