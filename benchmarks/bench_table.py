@@ -16,7 +16,7 @@ plays the same games on a club edition's board (green, sage, lavender, wooden) i
 demo's cream one;
 ``--seed`` draws another board of it (its colours, the light and the camera over it; 1 by default), for
 a table the choices were not made on. ``--learn``: the table learns its tiles as it plays, as
-``board-pi run`` does (each game from nothing).
+``board-pi run`` and ``board-pi demo`` do (each game from nothing).
 
     .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N] [--disk S] [--learn]
 """
@@ -49,7 +49,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1, help="which board of the edition, and the camera over it")
     ap.add_argument("--disk", type=float, default=30.0, help="seconds of the disk alone (0: not measured)")
     ap.add_argument("--learn", action="store_true",
-                    help="the table learns its tiles as it plays, as `board-pi run` does by default")
+                    help="the table learns its tiles as it plays, as `board-pi run` and `board-pi demo` do")
     args = ap.parse_args()
     shared = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
     records = [("bundled demo game", load_record(None)), ("German demo game", load_record(None, GERMAN))]

@@ -248,8 +248,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise UsageError(f"the record cannot be played: {check.error}")
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if args.json else \
         (lambda *a: print(*a, flush=True))
+    from ..config.schema import CameraConfig
+
+    # The table learns its tiles as it plays, as `board-pi run` does with the embedded default.
     result = play_record(rec, speed, args.port, not args.no_web, say, data_dir=args.data, club=club,
-                         edition=edition)
+                         edition=edition, learn=CameraConfig().learn)
     same = result.final == result.recorded
     say("final: " + ", ".join(f"{n} {s}" for n, s in zip(check.game.players, result.final))
         + f"; recorded: {', '.join(map(str, result.recorded))} -> "
