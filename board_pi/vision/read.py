@@ -807,16 +807,13 @@ class Reader:
             placed, n = plain, len(plain)
         voters = [placed[i] for i in np.linspace(0, n - 1, min(n, self.TURN_VOTERS)).round().astype(int)]
         letters = np.array([ch not in (EMPTY_CLASS, BLANK_CLASS) for ch in self.classes])
-        mask = np.zeros((N, N), bool)
-        mask[tuple(np.array(voters).T)] = True
-        squares = np.arange(N * N).reshape(N, N)
-        seen = []  # each voter's probabilities at each turn, in the order of ``voters``
+        seen = []  # each voter's probabilities at each turn
+        at = voters
         for k in range(4):
             # Corners rolled by k (A1 at what was the k-th corner) are this view of the board.
-            turned, where = np.ascontiguousarray(np.rot90(warped, k)), np.rot90(mask, k)
-            p, _ = self.run(patches(turned, list(zip(*np.nonzero(where)))))
-            order = {int(sq): j for j, sq in enumerate(np.rot90(squares, k)[where])}
-            seen.append(p[[order[r * N + c] for r, c in voters]])
+            p, _ = self.run(patches(np.ascontiguousarray(np.rot90(warped, k)), at))
+            seen.append(p)
+            at = [(N - 1 - c, r) for r, c in at]  # where each stands once turned a quarter more
         keep = np.ones(len(voters), bool)
         if few:
             # Too few on plain squares: those on premium squares vote too, but only the ones that
