@@ -2,7 +2,8 @@
 
 The table takes the clock's button events this way: a backend's callback must return quickly (its
 reader thread also watches the buttons and the link), and a press's reading must not hold up a
-hold or a pause pressed after it.
+hold or a pause pressed after it. The journal's syncs and the learnt tiles' writes go to the disk
+this way too, behind the press.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import threading
 import time
 from typing import Any, Callable
 
-log = logging.getLogger("board_pi.table")
+log = logging.getLogger("board_pi")
 
 _STOP = object()
 

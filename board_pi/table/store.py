@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import sqlite3
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ..worker import Worker
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -112,27 +113,8 @@ class JournalEntry:
     wall: float
 
 
-class _Syncer:
-    """The one thread that syncs the journals' logs to the disk, each as soon as it is asked."""
-
-    def __init__(self) -> None:
-        self._asked: queue.SimpleQueue[Journal] = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def ask(self, journal: Journal) -> None:
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="journal-sync", daemon=True)
-                self._thread.start()
-        self._asked.put(journal)
-
-    def _run(self) -> None:
-        while True:
-            self._asked.get()._sync_now()
-
-
-_SYNCER = _Syncer()
+# The one thread that syncs the journals' logs to the disk, each as soon as it is asked.
+_SYNCER = Worker(lambda journal: journal._sync_now(), "journal sync")
 
 
 class Journal:
@@ -223,7 +205,7 @@ class Journal:
         with self._synced:
             self.written += 1
         if self._log is not None:
-            _SYNCER.ask(self)
+            _SYNCER.put(self)
         else:
             with self._synced:
                 self.synced = self.written

@@ -49,7 +49,7 @@ from .snapshot import Snapshot
 from .store import Journal, JournalDamaged, JournalError, StoredGame
 from .turns import BoardReader, Camera, Settings, Settled, TurnReader
 from .view import snapshot as _snapshot
-from .worker import Worker
+from ..worker import Worker
 
 # Kept importable from here, where the web and the CLI have always found them.
 __all__ = ["BoardReader", "Camera", "NotRecorded", "Outcome", "Pending", "PendingKind", "PressResult",

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -31,6 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from ..files import replacing
+from ..worker import Worker
 from .read import CLASSES, Profile, Reader, _warp, patches
 
 log = logging.getLogger(__name__)
@@ -119,19 +119,13 @@ class TableMemory:
         next one."""
         if self.path is None or self.size == 0:
             return
-        with _BEHIND:
-            global _WRITER
-            _PENDING[self.path] = (self.embeddings, self.labels, self.model)  # the newest wins
-            if _WRITER is None or not _WRITER.is_alive():
-                _WRITER = threading.Thread(target=_write_behind, name="learnt-tiles", daemon=True)
-                _WRITER.start()
-            _BEHIND.notify_all()
+        path, state = self.path, (self.embeddings, self.labels, self.model)  # as it is now
+        _WRITER.put(lambda: _write_logged(path, *state))
 
-    def flush(self, timeout: float | None = None) -> bool:
+    def flush(self, timeout: float) -> bool:
         """Wait until what :meth:`save_behind` was given is on the disk; False if ``timeout``
         seconds pass first."""
-        with _BEHIND:
-            return _BEHIND.wait_for(lambda: self.path not in _PENDING and self.path not in _WRITING, timeout)
+        return _WRITER.join(timeout)
 
     def profile(self) -> Profile | None:
         """What has been learnt, as a profile for the reader's ``memory`` (None: nothing yet)."""
@@ -143,28 +137,15 @@ def _write(path: Path, embeddings: np.ndarray, labels: np.ndarray, model: str) -
         np.savez_compressed(f, embeddings=embeddings, labels=labels, model=np.str_(model))
 
 
-# The memories waiting to be written by the one writing thread (each file's newest state), and
-# the files being written; the thread is started by the first save_behind.
-_BEHIND = threading.Condition()
-_PENDING: dict[Path, tuple[np.ndarray, np.ndarray, str]] = {}
-_WRITING: set[Path] = set()
-_WRITER: threading.Thread | None = None
+def _write_logged(path: Path, embeddings: np.ndarray, labels: np.ndarray, model: str) -> None:
+    try:
+        _write(path, embeddings, labels, model)
+    except (OSError, ValueError) as e:  # a full disk: learnt, and written with the next play
+        log.warning("the table's learnt tiles were not written to %s: %s", path, e)
 
 
-def _write_behind() -> None:
-    while True:
-        with _BEHIND:
-            _BEHIND.wait_for(lambda: bool(_PENDING))
-            path, state = _PENDING.popitem()
-            _WRITING.add(path)
-        try:
-            _write(path, *state)
-        except (OSError, ValueError) as e:  # a full disk: learnt, and written with the next play
-            log.warning("the table's learnt tiles were not written to %s: %s", path, e)
-        finally:
-            with _BEHIND:
-                _WRITING.discard(path)
-                _BEHIND.notify_all()
+# The one thread that writes the tables' learnt tiles, in the order they were learnt.
+_WRITER = Worker(lambda write: write(), "learnt tiles")
 
 
 def learn_squares(reader: Reader, memory: TableMemory, image: np.ndarray, corners: np.ndarray,

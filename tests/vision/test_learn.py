@@ -3,6 +3,7 @@ files, no stand-ins."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -58,10 +59,12 @@ def test_a_memory_written_behind_the_press_is_on_the_disk_once_flushed(tmp_path:
     memory = TableMemory.open(path, MODEL, per_class=3)
     emb = np.eye(8, 96, dtype=np.float32)
     memory.add(emb[:2], [1, 2])
-    with learn._BEHIND:  # the writing thread held, as a stalled card holds it
-        memory.save_behind()
-        memory.add(emb[2:5], [3, 3, 3])  # learnt meanwhile: not in the write asked for
-        assert not path.exists()
+    stalled = threading.Event()
+    learn._WRITER.put(stalled.wait)  # the writing thread held, as a stalled card holds it
+    memory.save_behind()
+    memory.add(emb[2:5], [3, 3, 3])  # learnt meanwhile: not in the write asked for
+    assert not memory.flush(timeout=0.2) and not path.exists()
+    stalled.set()
     assert memory.flush(timeout=10)
     again = TableMemory.open(path, MODEL, per_class=3)
     assert list(again.labels) == [1, 2] and np.array_equal(again.embeddings, emb[:2])
