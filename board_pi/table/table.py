@@ -403,11 +403,9 @@ class Table(Confirmations, DirectorActions):
         """Stop the table's threads (once what is queued is done), and wait a while for what
         the reader learnt of the tiles to reach the disk."""
         self._buttons.stop()
-        flush = getattr(getattr(self.turns.reader, "memory", None), "flush", None)  # a TableMemory's
-        if flush is not None:
-            self._reads.join(10.0)  # the last play's learning, queued behind its reading
+        self._reads.join(10.0)  # the last play's reading, and its learning queued behind it
         self._reads.stop()
-        if flush is not None and not flush(10.0):
+        if not self.turns.flush(10.0):
             log.warning("the table's learnt tiles were not all written within 10 s")
 
     def _take_event(self, event: Any) -> None:

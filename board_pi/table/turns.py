@@ -128,3 +128,9 @@ class TurnReader:
         learn = getattr(self.reader, "learn", None)
         if learn is not None:
             learn()
+
+    def flush(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for what the reader learnt to reach the disk (a reader
+        that keeps what it learns); False if it has not."""
+        flush = getattr(self.reader, "flush", None)
+        return True if flush is None else bool(flush(timeout))

@@ -268,6 +268,10 @@ class VisionReader:
             except (OSError, ValueError) as e:  # a full disk, another model: the reading goes on as it was
                 log.warning("the table's tiles were not learnt from this play: %s", e)
 
+    def flush(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for what was learnt to be on the disk; False if not yet."""
+        return True if self.memory is None else bool(self.memory.flush(timeout))
+
     def reset(self) -> None:
         self._ref_look = self._ref_grid = self._ref_conf = None
         if self.tracker is not None:
