@@ -279,13 +279,31 @@ def local_light(fit: np.ndarray, residual: np.ndarray, free: np.ndarray, reach: 
     return own[..., None] * np.where(paler[..., None], WHITE - fit, BLACK - fit)
 
 
+def glare_share(fit: np.ndarray, moved: np.ndarray) -> np.ndarray:
+    """(15, 15): the share of the way to white by which ``moved`` (:func:`local_light`'s) washes
+    each colour ``fit``; 0 where it darkens it or leaves it.
+
+    >>> fit = np.full((15, 15, 3), [200.0, 140.0, 150.0])
+    >>> round(float(glare_share(fit, 0.3 * (WHITE - fit))[0, 0]), 3), float(glare_share(fit, 0.3 * (BLACK - fit))[0, 0])
+    (0.3, 0.0)
+    """
+    d = WHITE - fit
+    return np.clip(np.sum(moved * d, axis=-1) / np.maximum(np.sum(d * d, axis=-1), 1e-6), 0.0, 1.0)
+
+
 @dataclass(frozen=True, eq=False)
 class EmptyLook:
     """Every square's colour when empty (``colour``, CIELAB (15, 15, 3); NaN where unknown) and how
-    far a square's colour strays from it on an empty square (``spread``, per square, CIELAB units)."""
+    far a square's colour strays from it on an empty square (``spread``, per square, CIELAB units).
+
+    ``glare``: where the colour was estimated from a photo, the share of the way to white by
+    which the squares around moved it (:func:`local_light`), from ``unlit``, its colour under the
+    board's gentle light alone; None for a colour seen (a table's empty board)."""
 
     colour: np.ndarray
     spread: np.ndarray
+    unlit: np.ndarray | None = None
+    glare: np.ndarray | None = None
 
     @classmethod
     def from_photo(cls, colours: np.ndarray, tiles: np.ndarray, reach: int = LOCAL_REACH,
@@ -326,15 +344,20 @@ class EmptyLook:
             beta, *_ = np.linalg.lstsq(terms[use], res[use], rcond=None)
             beta[0] = 0  # the kinds' medians carry the level
             light = terms @ beta
-        fit = mid + light
-        dev = np.linalg.norm(c - fit, axis=2)
-        fit = fit + local_light(fit, c - fit, free if unlettered is None else free & unlettered, reach)
+        unlit = mid + light
+        dev = np.linalg.norm(c - unlit, axis=2)
+        moved = local_light(unlit, c - unlit, free if unlettered is None else free & unlettered, reach)
+        fit = unlit + moved
         for k in kinds:
             m = free & (KIND == k)
             s = 1.4826 * float(_median(dev[m]))  # robust: a few tiles among them do not count
             colour[KIND == k] = fit[KIND == k]
             spread[KIND == k] = max(s, MIN_SPREAD)
-        return cls(colour, spread)
+        known = np.isfinite(colour).all(axis=2)
+        share = np.where(known, glare_share(unlit, moved), 0.0)
+        # Where the squares around darken it (a shadow), the wash starts from the colour as moved.
+        start = np.where((share > 0)[..., None], unlit, colour)
+        return cls(colour, spread, start.astype(np.float32), share)
 
     @classmethod
     def from_frame(cls, colours: np.ndarray) -> "EmptyLook":
@@ -409,8 +432,73 @@ def tile_colour(colours: np.ndarray, tiles: np.ndarray) -> tuple[np.ndarray, flo
     return field.astype(np.float32), max(spread, MIN_SPREAD)
 
 
+GLARE = 0.15
+"""How far (a share of the way to white) an empty square's colour may be washed beyond or short
+of what the squares around show (:attr:`EmptyLook.glare`) for the cost of one spread
+(:func:`washed_distance`): a lamp's reflection washes colours towards white, and the squares
+around say how much only roughly, least well at the reflection's edge, where the light falls off
+faster than they can follow. A tile's colour is not washed.
+
+The colours of those phantom blanks, on the 30 real tuning photos under a lamp's reflection laid
+over them (``bench_conditions``: +120 soft, +200 small spot, +150 streak), the board found:
+brighter than their empty colour as estimated, along its way to white, and far from both it (24
+spreads) and the wooden tiles' (darker; 8 of their wider spreads). Far from both, the heavy tails
+favoured the wider of the two, the tiles', by the most the colour may say. Measured along the way
+to white, they lie on the square's own. Chosen (2026-12-01) on those photos, the same photos dim,
+shadowed and as JPEG of quality 30, and rendered tuning boards (the five club editions, 40 each,
+seeds 37,000,000 on; English, 200 from seed 25,000,000), squares read wrong before -> after:
+
+- the photos under the three reflections: phantom blanks 5, 5 and 9 -> 0, 0 and 0 (GLARE 0.1
+  leaves one; 0.2 and 0.3 none); without a reflection, under the +60 one, dim, shadowed and as
+  JPEG, as before (none; the one wooden blank at O10 missed dim and shadowed, as before);
+- the club editions 24 -> 25 (a blank on a green board under a glare spot the renderer clipped
+  to white, read as empty); English 15 -> 17 (three blanks more missed, one phantom fewer).
+
+Tried and not kept:
+- the tile washed too, from its colour: as much as a square is, the grey-beige squares of the
+  real photos lie on the darker wooden tiles' way to white, and dim, shadowed or as JPEG they
+  read 4 phantom blanks (none before); the rendered boards 25 and 16;
+- the tile washed as much as the squares around (the glare falls on a tile too): the
+  reflections' phantoms 0 -> 7 (half as much: 8). At a reflection's edge the squares around are
+  lit more than the square, and a darker tile washed by their light looks like the square;
+- the wash told by the lightness alone: the photos as chosen, English 18 (two phantoms);
+- the wash from the colour the squares around give rather than from the unlit one: 7-11 of the
+  reflections' phantoms left (GLARE 0.1-0.35).
+
+A colour seen on the empty board (a table's calibration frame) has the table's glare in it
+already, and is washed by nothing (:meth:`~board_pi.vision.read.Reader.weigh_colour`)."""
+
+
+def washed_distance(colours: np.ndarray, centre: np.ndarray, spread: np.ndarray | float,
+                    glare: float = GLARE, start: np.ndarray | float = 0.0) -> np.ndarray:
+    """(15, 15): the squared distance, in spreads, of each of ``colours`` (CIELAB, (15, 15, 3))
+    from ``centre`` washed towards white by the share ``t`` that explains it best, plus
+    ``(t / glare)²``: a glare adds white light to whatever it falls on, so a colour paler than
+    ``centre`` along its way to white is near it, the nearer the less wash it needs. ``glare``
+    0: the plain distance. ``start``: the share of the way to white that is free (the
+    wash the squares around show: :attr:`EmptyLook.glare`), so that ``(t - start) / glare``
+    is what a wash more or less than theirs costs.
+
+    >>> c = np.full((15, 15, 3), [160.0, 130.0, 135.0]); white = np.array([255.0, 128.0, 128.0])
+    >>> round(float(washed_distance(c, c, 4.0)[0, 0]), 3)                         # on its centre
+    0.0
+    >>> washed = c + 0.5 * (white - c)                                             # half way to white
+    >>> round(float(washed_distance(washed, c, 4.0, 0.0)[0, 0]), 1), round(float(washed_distance(washed, c, 4.0)[0, 0]), 1)
+    (141.8, 10.3)
+    """
+    r = colours - centre
+    s2 = np.square(spread)
+    if glare <= 0:
+        return np.sum(r * r, axis=-1) / s2
+    d = WHITE - centre
+    t = np.clip((np.sum(r * d, axis=-1) / s2 + start / glare ** 2) / (np.sum(d * d, axis=-1) / s2 + 1.0 / glare ** 2),
+                0.0, 1.0)
+    off = r - t[..., None] * d
+    return np.sum(off * off, axis=-1) / s2 + np.square((t - start) / glare)
+
+
 def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray, float] | None,
-                    towards_empty: float = MAX_LOG_ODDS) -> np.ndarray:
+                    towards_empty: float = MAX_LOG_ODDS, glare: float | None = None) -> np.ndarray:
     """(15, 15): the log of how much likelier each square's colour is on a tile than on its empty
     square, clipped to ``towards_empty`` (:data:`MAX_LOG_ODDS`, or :data:`MAX_LOG_ODDS_SEEN` for an
     empty colour seen) and :data:`MAX_TOWARDS_TILE`; 0 where the empty colour is unknown.
@@ -419,17 +507,25 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
     :data:`TAIL` degrees of freedom): a square far from both (a shadow, the light at the board's
     edge) is not much likelier one than the other. With no tile colour known (fewer than
     :data:`MIN_TILES` tiles read surely), a colour near its empty one still counts for empty, but
-    nothing counts for a tile.
+    nothing counts for a tile. An empty colour estimated from the photo is measured along its way
+    to white (``glare``, by default :data:`GLARE`; 0 for none): a square washed out by a lamp's
+    reflection is still its own square.
     """
     def log_density(d2: np.ndarray) -> np.ndarray:
         return -(TAIL + 3) / 2 * np.log1p(d2 / TAIL)
 
-    d2 = np.sum((colours - look.colour) ** 2, axis=2) / look.spread ** 2
+    glare = GLARE if glare is None else glare
+    if glare > 0 and look.unlit is not None and look.glare is not None:
+        # The squares around say how much glare falls here, not to the last unit: from the colour
+        # under the board's gentle light, a wash more or less than theirs costs (GLARE).
+        d2 = washed_distance(colours, look.unlit, look.spread, glare, look.glare)
+    else:
+        d2 = washed_distance(colours, look.colour, look.spread, glare)
     if tile is None:
         log_odds = np.minimum(log_density(np.full_like(d2, 9.0)) - log_density(d2), 0.0)
     else:
         mu, s = tile
-        t2 = np.sum((colours - mu) ** 2, axis=2) / s ** 2
+        t2 = washed_distance(colours, mu, s, 0.0)  # a tile is not washed: see GLARE
         # The tighter spread makes its centre the denser; the tiles' spread is the lettered
         # tiles' (their ink, the light across the board), wider than a blank's own, so how much
         # that alone may say is bounded. It never counts for a tile: tiles of one colour on

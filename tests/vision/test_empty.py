@@ -124,9 +124,10 @@ def test_empty_squares_under_a_glare_spot_are_judged_against_their_lit_neighbour
     odds = colour_log_odds(colours, look, tile_colour(colours, tiles))
     assert (odds[lit] < 0).all()
     assert odds[blank] == pytest.approx(MAX_TOWARDS_TILE)
-    # Judged against the curve alone, the lit squares count for a tile.
+    # Judged against the curve alone, with no wash towards white allowed, the lit squares count
+    # for a tile.
     curve = EmptyLook.from_photo(colours, tiles, reach=0)
-    assert (colour_log_odds(colours, curve, tile_colour(colours, tiles))[lit] > 0).sum() >= 3
+    assert (colour_log_odds(colours, curve, tile_colour(colours, tiles), glare=0.0)[lit] > 0).sum() >= 3
 
 
 def test_without_tiles_to_go_by_only_empty_is_told() -> None:
@@ -205,6 +206,37 @@ def test_a_real_photo_under_a_lamps_reflection_reads_no_phantom_blanks(shared_da
     lit = np.clip(image + 60 * spot[..., None], 0, 255).astype(np.uint8)
     reading = Reader().read(lit, corners, played=True)
     assert list(reading.grid) == ["".join("?" if ch.islower() else ch for ch in row) for row in truth]
+
+
+@pytest.mark.parametrize("name, levels, width, height", [
+    ("IMG_20151016_165612.jpg", 120, 0.12, 0.10),  # a soft reflection, five squares across
+    ("IMG_20151016_165902.jpg", 120, 0.12, 0.10),
+    ("IMG_20151016_165900.jpg", 200, 0.04, 0.03),  # a small bright spot
+    ("IMG_20151016_165601.jpg", 200, 0.04, 0.03),
+    ("IMG_20151016_165954.jpg", 150, 0.30, 0.02),  # a streak
+])
+def test_a_square_washed_out_at_a_reflections_edge_is_not_a_blank(shared_data, monkeypatch, name: str,
+                                                                  levels: float, width: float, height: float) -> None:
+    # Tuning photos of the 2015 game under stronger reflections than the test above. Beside a
+    # tile, a square at the reflection's edge is paler than its empty colour as the squares
+    # around give it, and far from the (darker) wooden tiles' too; taken as a plain distance,
+    # the tiles' wider spread made it a blank. Measured along its way to white, it is its own
+    # square washed out. Without that (GLARE 0), each of these reads a phantom blank.
+    from board_pi.vision import empty
+    from board_pi.vision.read import Reader
+
+    image, truth, corners = _game_photo(shared_data, name)
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    spot = np.exp(-(((xx - w * 0.4) / (w * width)) ** 2 + ((yy - h * 0.45) / (h * height)) ** 2))
+    lit = np.clip(image + levels * spot[..., None], 0, 255).astype(np.uint8)
+    want = ["".join("?" if ch.islower() else ch for ch in row) for row in truth]
+    reader = Reader()
+    assert list(reader.read(lit, corners, played=True).grid) == want
+    monkeypatch.setattr(empty, "GLARE", 0.0)
+    plain = reader.read(lit, corners, played=True).grid
+    phantoms = [(r, c) for r in range(15) for c in range(15) if want[r][c] == "." and plain[r][c] == "?"]
+    assert phantoms
 
 
 def test_a_tile_read_in_doubt_does_not_say_how_the_light_falls(shared_data) -> None:
