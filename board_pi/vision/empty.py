@@ -297,8 +297,9 @@ class EmptyLook:
     far a square's colour strays from it on an empty square (``spread``, per square, CIELAB units).
 
     ``glare``: where the colour was estimated from a photo, the share of the way to white by
-    which the squares around moved it (:func:`local_light`), from ``unlit``, its colour under the
-    board's gentle light alone; None for a colour seen (a table's empty board)."""
+    which the squares around moved it (:func:`local_light`) from ``unlit``, its colour under the
+    board's gentle light alone (where they darken it instead, ``unlit`` is ``colour`` and
+    ``glare`` 0); both None for a colour seen (a table's empty board)."""
 
     colour: np.ndarray
     spread: np.ndarray
@@ -455,9 +456,9 @@ seeds 37,000,000 on; English, 200 from seed 25,000,000), squares read wrong befo
   to white, read as empty); English 15 -> 17 (three blanks more missed, one phantom fewer).
 
 Tried and not kept:
-- the tile washed too, from its colour: as much as a square is, the grey-beige squares of the
-  real photos lie on the darker wooden tiles' way to white, and dim, shadowed or as JPEG they
-  read 4 phantom blanks (none before); the rendered boards 25 and 16;
+- the tile's colour washed as an empty square's is (from its own colour): the grey-beige
+  squares of the real photos lie on the darker wooden tiles' way to white, and the photos dim,
+  shadowed or as JPEG read 4 phantom blanks (none before); the rendered boards 25 and 16;
 - the tile washed as much as the squares around (the glare falls on a tile too): the
   reflections' phantoms 0 -> 7 (half as much: 8). At a reflection's edge the squares around are
   lit more than the square, and a darker tile washed by their light looks like the square;
@@ -473,11 +474,10 @@ def washed_distance(colours: np.ndarray, centre: np.ndarray, spread: np.ndarray 
                     glare: float = GLARE, start: np.ndarray | float = 0.0) -> np.ndarray:
     """(15, 15): the squared distance, in spreads, of each of ``colours`` (CIELAB, (15, 15, 3))
     from ``centre`` washed towards white by the share ``t`` that explains it best, plus
-    ``(t / glare)²``: a glare adds white light to whatever it falls on, so a colour paler than
-    ``centre`` along its way to white is near it, the nearer the less wash it needs. ``glare``
-    0: the plain distance. ``start``: the share of the way to white that is free (the
-    wash the squares around show: :attr:`EmptyLook.glare`), so that ``(t - start) / glare``
-    is what a wash more or less than theirs costs.
+    ``((t - start) / glare)²``: a glare adds white light to whatever it falls on, so a colour
+    paler than ``centre`` along its way to white is near it, the nearer the less wash it needs
+    beyond ``start`` (the wash the squares around show, :attr:`EmptyLook.glare`, which is free;
+    a wash short of it costs as much). ``glare`` 0: the plain distance.
 
     >>> c = np.full((15, 15, 3), [160.0, 130.0, 135.0]); white = np.array([255.0, 128.0, 128.0])
     >>> round(float(washed_distance(c, c, 4.0)[0, 0]), 3)                         # on its centre
