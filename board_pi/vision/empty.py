@@ -225,14 +225,15 @@ def light_shift(fit: np.ndarray, residual: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def local_light(fit: np.ndarray, residual: np.ndarray, free: np.ndarray, reach: int = LOCAL_REACH,
-                least: int = LOCAL_MIN) -> np.ndarray:
+                least: int = LOCAL_MIN) -> tuple[np.ndarray, np.ndarray]:
     """(15, 15, 3): how the light over each square departs from the curve fitted across the board
     (``fit``, each square's colour under it), as the squares around it say: within ``reach``, not
     itself, ``free`` of tiles, and lit as light lights them (their colours ``fit + residual``
     washed towards white or darkened towards black, within :data:`LIGHT_LIKE`; :func:`light_shift`).
     The median of how far that moved their lightness, where ``least`` of them or more say it (the
     nearest ring of squares that does), moves the square's own colour as far towards white (or
-    black); else it stays at the curve's.
+    black); else it stays at the curve's. With it, (15, 15): the share of the way to white it
+    moves each colour (0 where it darkens it or leaves it; :attr:`EmptyLook.glare`).
 
     A glare spot, a lamp's pool of light or a shadow over part of the board is smaller than the
     curve can follow: the empty squares under it are paler (or darker) than their kind's colour
@@ -245,12 +246,14 @@ def local_light(fit: np.ndarray, residual: np.ndarray, free: np.ndarray, reach: 
     >>> res = np.zeros((15, 15, 3)); res[5:10, 5:10] = 0.3 * (WHITE - fit[5:10, 5:10])  # a glare spot
     >>> res[1, 1] = 0.3 * (WHITE - fit[1, 1])                                          # and one pale square
     >>> res[12:15, 10:15] = [-60.0, 30.0, -10.0]                                       # a hand
-    >>> loc = local_light(fit, res, np.ones((15, 15), bool))
+    >>> loc, glare = local_light(fit, res, np.ones((15, 15), bool))
     >>> [round(float(x), 1) for x in loc[7, 7]], float(abs(loc[1, 1]).max()), float(abs(loc[13, 12]).max())
     ([16.5, -3.6, -6.6], 0.0, 0.0)
+    >>> round(float(glare[7, 7]), 3), float(glare[1, 1]), float(glare[13, 12])
+    (0.3, 0.0, 0.0)
     """
     if reach < 1:
-        return np.zeros((N, N, 3))
+        return np.zeros((N, N, 3)), np.zeros((N, N))
     t, off = light_shift(fit, residual)
     say = free & (off <= LIGHT_LIKE)
     # Each says by how much the light moved its lightness: a share of the way to white is a
@@ -276,19 +279,7 @@ def local_light(fit: np.ndarray, residual: np.ndarray, free: np.ndarray, reach: 
     # A square nearly white has little way to go, and a lift of the neighbours' lightness would
     # move it all the way (its colour too, not only its lightness): at least ROOM is its way.
     own = np.clip(np.abs(lift) / np.maximum(np.where(paler, WHITE[0] - lightness, lightness), ROOM), 0.0, 1.0)
-    return own[..., None] * np.where(paler[..., None], WHITE - fit, BLACK - fit)
-
-
-def glare_share(fit: np.ndarray, moved: np.ndarray) -> np.ndarray:
-    """(15, 15): the share of the way to white by which ``moved`` (:func:`local_light`'s) washes
-    each colour ``fit``; 0 where it darkens it or leaves it.
-
-    >>> fit = np.full((15, 15, 3), [200.0, 140.0, 150.0])
-    >>> round(float(glare_share(fit, 0.3 * (WHITE - fit))[0, 0]), 3), float(glare_share(fit, 0.3 * (BLACK - fit))[0, 0])
-    (0.3, 0.0)
-    """
-    d = WHITE - fit
-    return np.clip(np.sum(moved * d, axis=-1) / np.maximum(np.sum(d * d, axis=-1), 1e-6), 0.0, 1.0)
+    return own[..., None] * np.where(paler[..., None], WHITE - fit, BLACK - fit), np.where(paler, own, 0.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -347,15 +338,14 @@ class EmptyLook:
             light = terms @ beta
         unlit = mid + light
         dev = np.linalg.norm(c - unlit, axis=2)
-        moved = local_light(unlit, c - unlit, free if unlettered is None else free & unlettered, reach)
+        moved, share = local_light(unlit, c - unlit, free if unlettered is None else free & unlettered, reach)
         fit = unlit + moved
         for k in kinds:
             m = free & (KIND == k)
             s = 1.4826 * float(_median(dev[m]))  # robust: a few tiles among them do not count
             colour[KIND == k] = fit[KIND == k]
             spread[KIND == k] = max(s, MIN_SPREAD)
-        known = np.isfinite(colour).all(axis=2)
-        share = np.where(known, glare_share(unlit, moved), 0.0)
+        share = np.where(np.isfinite(colour).all(axis=2), share, 0.0)
         # Where the squares around darken it (a shadow), the wash starts from the colour as moved.
         start = np.where((share > 0)[..., None], unlit, colour)
         return cls(colour, spread, start.astype(np.float32), share)
