@@ -380,8 +380,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
             publisher.stop()
         if server is not None:
             server.stop()
-        if memory is not None:
-            table.close()  # the last play's learning done and on the disk
+        table.close()  # its readings (and learning) done, and what it learnt on the disk
         table.journal.close()
         result.longest_sync = table.journal.longest_sync
         tmp.cleanup()
