@@ -129,23 +129,45 @@ def middle_lab(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
     return cv2.cvtColor(np.ascontiguousarray(inner), cv2.COLOR_BGR2LAB)  # only the pixels sampled
 
 
+def ring_lab(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
+    """(225, pixels, 3) CIELAB of every other pixel of the frame around each square's middle half
+    (:func:`middle_lab`), from a seventh of the square in from its edge: on a tile, its face
+    beside its letter, clear of its edges and of the squares around. What :func:`tile_faces`
+    tells the ink's side by."""
+    g = warped[pad:pad + N * square_px, pad:pad + N * square_px].reshape(N, square_px, N, square_px, 3)
+    a, b, i = square_px // 4, square_px - square_px // 4, square_px // 7
+    y, x = np.mgrid[0:square_px, 0:square_px]
+    inside = (y >= i) & (y < square_px - i) & (x >= i) & (x < square_px - i)
+    middle = (y >= a) & (y < b) & (x >= a) & (x < b)
+    frame = inside & ~middle & (y % 2 == 0) & (x % 2 == 0)
+    ring = g.transpose(0, 2, 1, 3, 4)[:, :, frame].reshape(N * N, -1, 3)
+    return cv2.cvtColor(np.ascontiguousarray(ring), cv2.COLOR_BGR2LAB)
+
+
 def square_colours(lab: np.ndarray) -> np.ndarray:
     """Each square's colour (CIELAB, float 0..255 scale, (15, 15, 3)): the per-channel median of
     its middle pixels ``lab`` (:func:`middle_lab`)."""
     return np.median(lab.reshape(N, N, -1, 3), axis=2).astype(np.float32)
 
 
-def tile_faces(lab: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+def tile_faces(lab: np.ndarray, tiles: np.ndarray, ring: np.ndarray) -> np.ndarray:
     """The colour of the faces of the lettered tiles ``tiles`` (15, 15) bool, their letters' ink
     left out ((15, 15, 3) CIELAB; NaN at the other squares): of each tile's middle pixels ``lab``
     (:func:`middle_lab`), the per-channel median of the half lying away from its ink.
 
     A blank has no ink, so its colour is its face's; a lettered tile's median colour is pulled
     towards its ink, the more so the bolder and more blurred the letter, and a blank judged
-    against it looks brighter than any tile of its set. The ink is the minority of a tile's
-    pixels, so it lies on the side of the median its pixels' tail reaches out to: darker (the mean
-    below the median) on pale tiles, lighter on dark ones; the tiles of a set agree on it (a tile
-    whose letter fills little of its middle has almost no skew of its own).
+    against it looks brighter than any tile of its set. The ink is darker than the face on pale
+    tiles, lighter on dark ones; which, the tiles of a set say together, two ways, each by how far
+    it puts the face from the ink: the frame around each one's middle (``ring``, :func:`ring_lab`)
+    is mostly face, so it lies on the face's side of the middle's range; and the ink is the
+    minority of the middle, so its pixels' tail reaches out to the ink's side (their mean beyond
+    their median). Neither alone is enough. A bold letter out of focus takes nearly half of the
+    middle and its tail no longer points anywhere: on the real tuning photos out of focus by 2 px
+    it pointed a little the wrong way, and a wooden blank was judged against the ink, while the
+    frame said so by 25-45 levels. A tile leaning off its square brings the board and its own
+    bevel into the frame: on a rendered wooden board the frame said a little the wrong way, the
+    tail rightly by 6 levels.
     """
     out = np.full((N, N, 3), np.nan, np.float32)
     where = np.flatnonzero(np.asarray(tiles, bool).ravel())
@@ -153,7 +175,11 @@ def tile_faces(lab: np.ndarray, tiles: np.ndarray) -> np.ndarray:
         return out
     px = lab[where].astype(np.float32)
     lightness = px[..., 0]
-    dark_ink = float(np.median(lightness.mean(axis=1) - np.median(lightness, axis=1))) <= 0
+    around = ring[where, :, 0].astype(np.float32)
+    # How far each says the face lies above the ink (below it on dark tiles), in lightness.
+    by_frame = np.median(around, axis=1) - (np.percentile(lightness, 10, axis=1) + np.percentile(lightness, 90, axis=1)) / 2
+    by_skew = np.median(lightness, axis=1) - lightness.mean(axis=1)
+    dark_ink = float(np.median(by_frame) + np.median(by_skew)) >= 0
     order = np.argsort(lightness, axis=1)
     half = px.shape[1] // 2
     keep = order[:, half:] if dark_ink else order[:, :px.shape[1] - half]

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from board_pi.vision.empty import (KIND, KINDS, MAX_SPREAD_SAY, MAX_TOWARDS_TILE, EmptyLook, colour_log_odds,
-                                   middle_lab, square_colours, tile_colour, tile_faces, weigh_blank_against_empty)
+                                   middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
+                                   weigh_blank_against_empty)
 
 # Lavender plain squares, cream tiles: the board the tile model reads blanks on.
 KIND_COLOURS = np.array([[200, 140, 110], [170, 110, 100], [120, 120, 90], [180, 160, 120], [110, 170, 150]], np.float32)
@@ -338,10 +339,17 @@ def test_rendered_blanks_on_squares_of_their_colour_are_read(monkeypatch) -> Non
         monkeypatch.undo()
 
 
+# An L: a stem and a foot, a quarter of the middle half; and a bolder one, nearly half of it.
+L = ((12, 16, 9, 27), (12, 25, 23, 27))
+BOLD_L = ((11, 18, 9, 27), (11, 26, 20, 27))
+
+
 def _lettered_board(face: tuple[int, int, int], ink: tuple[int, int, int], square: tuple[int, int, int],
-                    tiles: np.ndarray, blank: tuple[int, int]) -> np.ndarray:
+                    tiles: np.ndarray, blank: tuple[int, int], letter: tuple[tuple[int, int, int, int], ...] = L,
+                    blur: float = 1.0) -> np.ndarray:
     """A rectified board (36-pixel squares, 8 around) of ``square``-coloured squares, lettered
-    tiles of ``face`` with a bold blurred letter in ``ink``, and one blank."""
+    tiles of ``face`` with ``letter`` (its strokes: x0, x1, y0, y1 in the square) in ``ink``, and
+    one blank, all blurred by ``blur`` pixels."""
     import cv2
 
     px, pad = 36, 8
@@ -350,10 +358,10 @@ def _lettered_board(face: tuple[int, int, int], ink: tuple[int, int, int], squar
     for r, c in [*zip(*np.nonzero(tiles)), blank]:
         y, x = pad + r * px, pad + c * px
         img[y + 2:y + px - 2, x + 2:x + px - 2] = face
-        if (r, c) != blank:  # an L: a stem and a foot, a quarter of the middle half
-            for x0, x1, y0, y1 in ((12, 16, 9, 27), (12, 25, 23, 27)):
+        if (r, c) != blank:
+            for x0, x1, y0, y1 in letter:
                 img[y + y0:y + y1, x + x0:x + x1] = ink
-    return cv2.GaussianBlur(img, (5, 5), 1.0)
+    return cv2.GaussianBlur(img, (0, 0), blur)
 
 
 @pytest.mark.parametrize("face, ink, square", [
@@ -370,7 +378,7 @@ def test_a_blank_is_judged_against_the_tiles_faces_not_their_ink(face, ink, squa
     warped = _lettered_board(face, ink, square, tiles, blank)
     lab = middle_lab(warped, 36, 8)
     colours = square_colours(lab)
-    faces = tile_faces(lab, tiles)
+    faces = tile_faces(lab, tiles, ring_lab(warped, 36, 8))
     assert np.isnan(faces[~tiles]).all()
     lab_face = cv2.cvtColor(np.uint8([[face]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
     assert np.linalg.norm(np.median(faces[tiles], axis=0) - lab_face) < 4
@@ -378,6 +386,27 @@ def test_a_blank_is_judged_against_the_tiles_faces_not_their_ink(face, ink, squa
     assert np.linalg.norm(colours[blank] - lab_face) < 3
     look = EmptyLook.from_photo(colours, tiles)
     assert colour_log_odds(colours, look, tile_colour(faces, tiles))[blank] == pytest.approx(MAX_TOWARDS_TILE)
+
+
+@pytest.mark.parametrize("face, ink, square", [
+    ((150, 200, 230), (30, 30, 35), (235, 240, 245)),   # pale wooden tiles, black letters, white squares
+    ((60, 40, 40), (235, 235, 235), (150, 180, 150)),   # dark tiles, white letters
+])
+def test_the_faces_of_bold_letters_out_of_focus_are_their_tiles_not_their_ink(face, ink, square) -> None:
+    # Bold letters, blurred, take nearly half of a tile's middle, and the skew of its pixels no
+    # longer says which side the ink is on (on the real tuning photos out of focus by 2 px, the
+    # faces were taken from the ink's side: L 90 for tiles of L 150, and a wooden blank paler than
+    # every tile read as empty). The frame of face around the letter says it.
+    import cv2
+
+    tiles = _tiles()
+    warped = _lettered_board(face, ink, square, tiles, (11, 4), BOLD_L, blur=1.0)
+    lab = middle_lab(warped, 36, 8)
+    faces = tile_faces(lab, tiles, ring_lab(warped, 36, 8))
+    lab_face = cv2.cvtColor(np.uint8([[face]]), cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32)
+    assert abs(np.median(faces[tiles], axis=0)[0] - lab_face[0]) < 15
+    # Most of the middle's pixels lie nearer the ink than the face: its median is the ink's side.
+    assert abs(np.median(square_colours(lab)[tiles], axis=0)[0] - lab_face[0]) > 60
 
 
 def test_a_square_framed_by_tiles_that_looks_as_it_did_empty_is_read_empty() -> None:
