@@ -177,7 +177,8 @@ def tile_faces(lab: np.ndarray, tiles: np.ndarray, ring: np.ndarray) -> np.ndarr
     lightness = px[..., 0]
     around = ring[where, :, 0].astype(np.float32)
     # How far each says the face lies above the ink (below it on dark tiles), in lightness.
-    by_frame = np.median(around, axis=1) - (np.percentile(lightness, 10, axis=1) + np.percentile(lightness, 90, axis=1)) / 2
+    low, high = np.percentile(lightness, [10, 90], axis=1)
+    by_frame = np.median(around, axis=1) - (low + high) / 2
     by_skew = np.median(lightness, axis=1) - lightness.mean(axis=1)
     dark_ink = float(np.median(by_frame) + np.median(by_skew)) >= 0
     order = np.argsort(lightness, axis=1)

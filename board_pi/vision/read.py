@@ -31,7 +31,8 @@ from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
 from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, lone_tiles, tile_limits
 from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
-                                   middle_lab, ring_lab, square_colours, tile_colour, tile_faces, weigh_blank_against_empty)
+                                   middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
+                                   weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr
 from board_pi.vision.geometry import PREMIUM_MASK, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
@@ -713,6 +714,7 @@ class Reader:
         are the squares read surely as letters and the committed lettered tiles. An empty colour
         seen (``empty``, a table's calibration) may say more than one estimated from the photo."""
         lab = middle_lab(warped, SQUARE_PX, PAD)  # the colours and the tiles' faces, from one conversion
+        ring = ring_lab(warped, SQUARE_PX, PAD)  # which side of a tile's face its ink lies
         colours = square_colours(lab)
         letters = np.array([c not in (EMPTY_CLASS, BLANK_CLASS) for c in self.classes])
         tiles = np.zeros((N, N), bool)
@@ -732,7 +734,7 @@ class Reader:
         look = (EmptyLook.from_photo(colours, tiles, unlettered=unlettered) if empty is None
                 else empty.seen_in(colours, tiles, unlettered))
         # A colour seen on the empty board has the table's glare in it already: no more is allowed.
-        odds = colour_log_odds(colours, look, tile_colour(tile_faces(lab, tiles, ring_lab(warped, SQUARE_PX, PAD)), tiles),
+        odds = colour_log_odds(colours, look, tile_colour(tile_faces(lab, tiles, ring), tiles),
                                MAX_LOG_ODDS if empty is None else MAX_LOG_ODDS_SEEN, None if empty is None else 0.0)
         rows, cols = np.array(squares).T
         return weigh_blank_against_empty(probs, odds[rows, cols], self.classes.index(EMPTY_CLASS), self.classes.index(BLANK_CLASS))
