@@ -24,6 +24,7 @@ consulted.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -135,13 +136,18 @@ def ring_lab(warped: np.ndarray, square_px: int, pad: int) -> np.ndarray:
     beside its letter, clear of its edges and of the squares around. What :func:`tile_faces`
     tells the ink's side by."""
     g = warped[pad:pad + N * square_px, pad:pad + N * square_px].reshape(N, square_px, N, square_px, 3)
+    ring = g.transpose(0, 2, 1, 3, 4)[:, :, _frame(square_px)].reshape(N * N, -1, 3)
+    return cv2.cvtColor(np.ascontiguousarray(ring), cv2.COLOR_BGR2LAB)
+
+
+@functools.lru_cache(maxsize=4)
+def _frame(square_px: int) -> np.ndarray:
+    """(square_px, square_px) bool: the pixels :func:`ring_lab` takes."""
     a, b, i = square_px // 4, square_px - square_px // 4, square_px // 7
     y, x = np.mgrid[0:square_px, 0:square_px]
     inside = (y >= i) & (y < square_px - i) & (x >= i) & (x < square_px - i)
     middle = (y >= a) & (y < b) & (x >= a) & (x < b)
-    frame = inside & ~middle & (y % 2 == 0) & (x % 2 == 0)
-    ring = g.transpose(0, 2, 1, 3, 4)[:, :, frame].reshape(N * N, -1, 3)
-    return cv2.cvtColor(np.ascontiguousarray(ring), cv2.COLOR_BGR2LAB)
+    return inside & ~middle & (y % 2 == 0) & (x % 2 == 0)
 
 
 def square_colours(lab: np.ndarray) -> np.ndarray:
