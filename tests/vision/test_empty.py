@@ -409,6 +409,32 @@ def test_the_faces_of_bold_letters_out_of_focus_are_their_tiles_not_their_ink(fa
     assert abs(np.median(square_colours(lab)[tiles], axis=0)[0] - lab_face[0]) > 60
 
 
+def test_the_faces_of_tiles_leaning_off_their_squares_are_their_tiles_not_their_ink() -> None:
+    # Tiles leaning off their squares bring the board and their own bevels into the frame around
+    # their middles. On this rendered wooden board (a tuning seed) the frame says, a little, that
+    # the ink is the paler side; the skew of the middles' pixels rightly says the darker, and by
+    # more. Taken from the paler side, the faces were L 98 and a blank (M2) was read as empty.
+    from board_pi.rules.board import split_row
+    from board_pi.vision.editions import edition_style
+    from board_pi.vision.evaluate import game_like_rows
+    from board_pi.vision.read import PAD, SQUARE_PX, rectified
+    from board_pi.vision.render import render_board
+
+    seed = 37_003_032
+    rng = np.random.default_rng(seed)
+    rows = game_like_rows(rng)
+    board = render_board(rows, seed=seed, style=edition_style(rng, "wooden"), hand=False)
+    warped = rectified(board.image, board.corners)
+    tiles = np.array([[ch.isupper() for ch in split_row(row)] for row in rows])
+    lab, ring = middle_lab(warped, SQUARE_PX, PAD), ring_lab(warped, SQUARE_PX, PAD)
+    lightness = lab[tiles.ravel(), :, 0].astype(np.float32)
+    low, high = np.percentile(lightness, [10, 90], axis=1)
+    assert np.median(np.median(ring[tiles.ravel(), :, 0], axis=1) - (low + high) / 2) < 0, "the frame no longer misleads"
+    faces = tile_faces(lab, tiles, ring)
+    # The faces are the middles' paler side: the ink (dark) left out.
+    assert np.median(faces[tiles][:, 0]) > np.median(square_colours(lab)[tiles][:, 0]) + 5
+
+
 def test_a_square_framed_by_tiles_that_looks_as_it_did_empty_is_read_empty() -> None:
     # A plain wooden square between cream tiles: the tile model is all but sure it is a blank.
     # Judged by the board's own photo with the curve across the board alone (each kind of
