@@ -171,7 +171,7 @@ def tile_faces(lab: np.ndarray, tiles: np.ndarray, ring: np.ndarray) -> np.ndarr
     their median). Neither alone is enough. A bold letter out of focus takes nearly half of the
     middle and its tail no longer points anywhere: on the real tuning photos out of focus by 2 px
     it pointed a little the wrong way, and a wooden blank was judged against the ink, while the
-    frame said so by 25-45 levels. A tile leaning off its square brings the board and its own
+    frame said so by 24-43 levels. A tile leaning off its square brings the board and its own
     bevel into the frame: on a rendered wooden board the frame said a little the wrong way, the
     tail rightly by 6 levels.
     """

@@ -413,7 +413,8 @@ def test_the_faces_of_tiles_leaning_off_their_squares_are_their_tiles_not_their_
     # Tiles leaning off their squares bring the board and their own bevels into the frame around
     # their middles. On this rendered wooden board (a tuning seed) the frame says, a little, that
     # the ink is the paler side; the skew of the middles' pixels rightly says the darker, and by
-    # more. Taken from the paler side, the faces were L 98 and a blank (M2) was read as empty.
+    # more. Taken from the darker side, as the frame alone would, the faces were L 98 and a blank
+    # (M2) was read as empty.
     from board_pi.rules.board import split_row
     from board_pi.vision.editions import edition_style
     from board_pi.vision.evaluate import game_like_rows
