@@ -641,8 +641,10 @@ class Reader:
         ``played``: the board is one a game has made (a photo of a game, a table's board), so a
         tile read with no tile beside it and only surely empty squares around is no tile
         (:func:`~board_pi.vision.decode.lone_tiles`: the print of a premium square, a
-        reflection); it is read as empty, with the low belief the model gave empty. Not for
-        rendered boards of tiles strewn at random.
+        reflection); it is read as empty, with the low belief the model gave empty. Unless a
+        square beside it, read as empty in doubt, would as a tile join it to the tiles beyond,
+        and the reading makes that the likelier mend: a blank read as empty by a hair, beside a
+        letter read surely. Not for rendered boards of tiles strewn at random.
 
         ``warped``: the board as :func:`rectified` makes it from this image and these corners,
         where the caller has it already (a table compares its frames by it), so it is not made
@@ -688,7 +690,10 @@ class Reader:
 
     def _drop_lone_tiles(self, grid: list[list[str]], conf: np.ndarray, squares: Sequence[tuple[int, int]],
                          probs: np.ndarray, committed: Sequence[str] | None) -> None:
-        """Squares read as lone tiles (see :meth:`read`, ``played``) become empty, doubtful."""
+        """Squares read as lone tiles (see :meth:`read`, ``played``) become empty, doubtful; or,
+        where a square beside one was read as empty in doubt and a tile there would join it to the
+        tiles beyond, that square becomes a tile, whichever the reading makes likelier
+        (:meth:`_tile_beside`)."""
         read = set(squares)
         tiles = np.zeros((N, N), bool)
         sure_empty = np.zeros((N, N), bool)
@@ -702,10 +707,56 @@ class Reader:
             sure_empty[r, c] = grid[r][c] == EMPTY_CLASS and conf[r, c] >= SURE_EMPTY
         lone = lone_tiles(tiles, sure_empty)
         empty = self.classes.index(EMPTY_CLASS)
-        for (r, c), pr in zip(squares, probs):
-            if lone[r, c]:
+        at = {sq: i for i, sq in enumerate(squares)}
+        for r, c in zip(*np.nonzero(lone)):
+            if (r, c) not in at or any(0 <= rr < N and 0 <= cc < N and tiles[rr, cc]
+                                       for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))):
+                continue  # not read, or joined by a tile put beside another lone one just now
+            pr = probs[at[r, c]]
+            beside = self._tile_beside((int(r), int(c)), tiles, grid, probs, at, committed)
+            # How much likelier the reading makes each mend: the lone tile gone, or one beside it.
+            gone = float(np.log(max(pr[empty], 1e-9)) - np.log(max(pr[self.classes.index(grid[r][c])], 1e-9)))
+            if beside is not None and beside[2] > gone:
+                (nr, nc), k, _ = beside
+                grid[nr][nc] = self.classes[k]
+                conf[nr, nc] = probs[at[nr, nc], k]
+                tiles[nr, nc] = True
+            else:
                 grid[r][c] = EMPTY_CLASS
                 conf[r, c] = pr[empty]
+                tiles[r, c] = False
+
+    def _tile_beside(self, lone: tuple[int, int], tiles: np.ndarray, grid: list[list[str]], probs: np.ndarray,
+                     at: dict[tuple[int, int], int], committed: Sequence[str] | None
+                     ) -> tuple[tuple[int, int], int, float] | None:
+        """The square beside the ``lone`` tile, read as empty, on which a tile would join it to a
+        tile beyond (a lone tile beside a blank read as empty in doubt is a play, not a stray
+        mark): (square, its likeliest class of tile the set has left, the log of how much likelier
+        its reading makes that tile than empty), the likeliest of them; None without one."""
+        read = set(at)
+        on_board = [t for r, row in enumerate(committed or [EMPTY_CLASS * N] * N)
+                    for c, t in enumerate(split_row(row)) if (r, c) not in read]
+        on_board += [grid[r][c] for r, c in read]
+        left = tile_limits(self.tiles.full_bag(), on_board)
+        allowed = np.array([left.get(ch, 0) > 0 and ch != EMPTY_CLASS for ch in self.classes])
+        if not allowed.any():
+            return None
+        empty = self.classes.index(EMPTY_CLASS)
+        best = None
+        r0, c0 = lone
+        for r, c in ((r0 - 1, c0), (r0 + 1, c0), (r0, c0 - 1), (r0, c0 + 1)):
+            if (r, c) not in at or grid[r][c] != EMPTY_CLASS:
+                continue
+            joins = any(0 <= rr < N and 0 <= cc < N and tiles[rr, cc] and (rr, cc) != lone
+                        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
+            if not joins:
+                continue
+            q = probs[at[r, c]]
+            k = int(np.flatnonzero(allowed)[q[allowed].argmax()])
+            say = float(np.log(max(q[k], 1e-9)) - np.log(max(q[empty], 1e-9)))
+            if best is None or say > best[2]:
+                best = ((r, c), k, say)
+        return best
 
     def weigh_colour(self, probs: np.ndarray, squares: Sequence[tuple[int, int]], warped: np.ndarray,
                      committed: Sequence[str] | None = None, empty: EmptyLook | None = None) -> np.ndarray:

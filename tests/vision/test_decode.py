@@ -179,3 +179,28 @@ def test_the_print_of_premium_squares_on_an_empty_real_board_is_no_tile(shared_d
     assert all(row == "." * 15 for row in as_played.grid)
     was_tile = [(r, c) for r in range(15) for c in range(15) if as_any.grid[r][c] != "."]
     assert all(as_played.confidence[q] < 0.5 for q in was_tile)  # said to be doubtful, not sure
+
+
+def test_a_tile_beside_a_blank_read_empty_in_doubt_keeps_it_and_the_blank(shared_data) -> None:
+    """declanfinerty's board_001 (a tuning photo) compressed at JPEG quality 30, read through its
+    labelled corners: the wooden blank A10 reads as empty by a hair, and the R below it (A11),
+    read surely, then has no tile beside it. Taking the R away costs the reading far more than a
+    tile on the blank's square, which joins the R to the tiles beyond: both are read right (the
+    R was read as empty too, before the lone-tile rule weighed the two)."""
+    import cv2
+
+    from board_pi.rules.board import split_row
+    from board_pi.vision.evaluate import real_boards
+    from board_pi.vision.frames import load_image
+    from board_pi.vision.read import Reader
+
+    boards = {name: (path, corners) for name, path, _, corners in real_boards(shared_data / "real-boards" / "declanfinerty")}
+    path, corners = boards["board_001"]
+    image = cv2.imdecode(cv2.imencode(".jpg", load_image(path), [cv2.IMWRITE_JPEG_QUALITY, 30])[1], cv2.IMREAD_COLOR)
+    reader = Reader()
+    as_any = reader.read(image, corners)
+    assert [split_row(as_any.grid[r])[0] for r in (8, 9, 10, 11)] == ["D", ".", "R", "."]
+    assert split_row(as_any.grid[9])[1] == "V"
+    assert as_any.confidence[9, 0] < 0.6  # in doubt
+    as_played = reader.read(image, corners, played=True)
+    assert [split_row(as_played.grid[r])[0] for r in (8, 9, 10, 11)] == ["D", "?", "R", "."]
