@@ -308,6 +308,16 @@ def load_profile(path: str | Path) -> Profile:
         raise ProfileError(f"{p}: not a usable tile profile ({e})") from None
 
 
+
+def _beside(r: int, c: int) -> list[tuple[int, int]]:
+    """The squares above, below, left and right of square (r, c) that are on the board.
+
+    >>> _beside(0, 3)
+    [(1, 3), (0, 2), (0, 4)]
+    """
+    return [(rr, cc) for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < N and 0 <= cc < N]
+
+
 class Reader:
     """Classifies squares with the ONNX tile model; optionally adapted to an enrolled tile set."""
 
@@ -709,8 +719,7 @@ class Reader:
         empty = self.classes.index(EMPTY_CLASS)
         at = {sq: i for i, sq in enumerate(squares)}
         for r, c in zip(*np.nonzero(lone)):
-            if (r, c) not in at or any(0 <= rr < N and 0 <= cc < N and tiles[rr, cc]
-                                       for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))):
+            if (r, c) not in at or any(tiles[q] for q in _beside(int(r), int(c))):
                 continue  # not read, or joined by a tile put beside another lone one just now
             pr = probs[at[r, c]]
             beside = self._tile_beside((int(r), int(c)), tiles, grid, probs, at, committed)
@@ -743,14 +752,11 @@ class Reader:
             return None
         empty = self.classes.index(EMPTY_CLASS)
         best = None
-        r0, c0 = lone
-        for r, c in ((r0 - 1, c0), (r0 + 1, c0), (r0, c0 - 1), (r0, c0 + 1)):
+        for r, c in _beside(*lone):
             if (r, c) not in at or grid[r][c] != EMPTY_CLASS:
                 continue
-            joins = any(0 <= rr < N and 0 <= cc < N and tiles[rr, cc] and (rr, cc) != lone
-                        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)))
-            if not joins:
-                continue
+            if not any(tiles[q] and q != lone for q in _beside(r, c)):
+                continue  # a tile here would join the lone tile to nothing
             q = probs[at[r, c]]
             k = int(np.flatnonzero(allowed)[q[allowed].argmax()])
             say = float(np.log(max(q[k], 1e-9)) - np.log(max(q[empty], 1e-9)))

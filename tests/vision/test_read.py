@@ -532,3 +532,12 @@ def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_
         reader.values_net = None  # (the value look alone moves some of the hand's squares to letters)
         got = [split_row(row) for row in reader.read(r.image, r.corners).grid]
         assert sum(got[y][x] == "?" for y, x in blanks) < len(blanks), (name, seed)
+
+
+def test_the_modules_examples_hold() -> None:
+    import doctest
+
+    from board_pi.vision import read
+
+    result = doctest.testmod(read)
+    assert result.attempted > 0 and result.failed == 0
