@@ -308,7 +308,6 @@ def load_profile(path: str | Path) -> Profile:
         raise ProfileError(f"{p}: not a usable tile profile ({e})") from None
 
 
-
 def _beside(r: int, c: int) -> list[tuple[int, int]]:
     """The squares above, below, left and right of square (r, c) that are on the board.
 
@@ -316,6 +315,13 @@ def _beside(r: int, c: int) -> list[tuple[int, int]]:
     [(1, 3), (0, 2), (0, 4)]
     """
     return [(rr, cc) for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < N and 0 <= cc < N]
+
+
+def _standing(committed: Sequence[str] | None, read: set[tuple[int, int]]) -> list[str]:
+    """The tiles (and empty squares) ``committed`` shows on the squares not ``read``, as the
+    camera writes them: what counts against the set beside the squares being read."""
+    return [] if committed is None else [
+        t for r, row in enumerate(committed) for c, t in enumerate(split_row(row)) if (r, c) not in read]
 
 
 class Reader:
@@ -742,11 +748,7 @@ class Reader:
         tile beyond (a lone tile beside a blank read as empty in doubt is a play, not a stray
         mark): (square, its likeliest class of tile the set has left, the log of how much likelier
         its reading makes that tile than empty), the likeliest of them; None without one."""
-        read = set(at)
-        on_board = [t for r, row in enumerate(committed or [EMPTY_CLASS * N] * N)
-                    for c, t in enumerate(split_row(row)) if (r, c) not in read]
-        on_board += [grid[r][c] for r, c in read]
-        left = tile_limits(self.tiles.full_bag(), on_board)
+        left = tile_limits(self.tiles.full_bag(), _standing(committed, set(at)) + [grid[r][c] for r, c in at])
         allowed = np.array([left.get(ch, 0) > 0 and ch != EMPTY_CLASS for ch in self.classes])
         if not allowed.any():
             return None
@@ -801,10 +803,7 @@ class Reader:
         """The class of each of ``squares`` read together under the tile set's counts. When more
         blanks are seen than the set has left, a blank in a hand's patch
         (:func:`~board_pi.vision.decode.hand_patches`) gives way before one standing clear of it."""
-        read = set(squares)
-        on_board = [] if committed is None else [
-            t for r, row in enumerate(committed) for c, t in enumerate(split_row(row)) if (r, c) not in read]
-        limits = tile_limits(self.tiles.full_bag(), on_board)
+        limits = tile_limits(self.tiles.full_bag(), _standing(committed, set(squares)))
         blank = self.classes.index(BLANK_CLASS)
         if int((probs.argmax(1) == blank).sum()) > limits.get(BLANK_CLASS, 0) and len(squares):
             # More blanks seen than the set has left: a hand over the board is read as a patch of
