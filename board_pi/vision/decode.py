@@ -148,6 +148,30 @@ def lone_tiles(tiles: np.ndarray, sure_empty: np.ndarray) -> np.ndarray:
     return tiles & ~neighbour_tile & all_empty
 
 
+def islands(tiles: np.ndarray) -> list[list[tuple[int, int]]]:
+    """The groups of ``tiles`` (15x15, True where a tile is read or stands) cut off from the
+    largest group, each as its squares: no game leaves them so. Every play after the first
+    touches the tiles already down, so a game's tiles are one group, joined above, below, left
+    and right; two groups on a photo of a game mean a tile between them was not seen (a blank
+    read as empty), or tiles were read where none stand. Only the rules of placement are used.
+
+    >>> t = np.zeros((15, 15), bool); t[7, 4:9] = True; t[3:6, 8] = True   # a word, and 3 beyond a gap
+    >>> islands(t)
+    [[(3, 8), (4, 8), (5, 8)]]
+    >>> t[6, 8] = True   # the gap filled: one group
+    >>> islands(t)
+    []
+    """
+    t = np.asarray(tiles, bool)
+    n, groups = cv2.connectedComponents(t.astype(np.uint8), connectivity=4)
+    if n <= 2:
+        return []
+    sizes = np.bincount(groups.ravel(), minlength=n)
+    sizes[0] = 0
+    main = int(sizes.argmax())
+    return [[(int(r), int(c)) for r, c in zip(*np.nonzero(groups == g))] for g in range(1, n) if g != main]
+
+
 HAND_PATCH = 4
 """Squares touching one another (diagonally too) that each look like a blank or are in doubt,
 this many or more, are a hand or an arm over the board rather than blank tiles: a set holds two

@@ -29,7 +29,7 @@ from board_pi.files import replacing
 from board_pi.rules.board import split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
-from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, lone_tiles, tile_limits
+from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, islands, lone_tiles, tile_limits
 from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
@@ -660,7 +660,10 @@ class Reader:
         reflection); it is read as empty, with the low belief the model gave empty. Unless a
         square beside it, read as empty in doubt, would as a tile join it to the tiles beyond,
         and the reading makes that the likelier mend: a blank read as empty by a hair, beside a
-        letter read surely. Not for rendered boards of tiles strewn at random.
+        letter read surely. And read whole (no ``committed``), a group of tiles cut off from the
+        largest is joined to it by a tile on a square between, read as empty in doubt, where the
+        reading makes that likelier than that the group is not there (:meth:`_join_islands`).
+        Not for rendered boards of tiles strewn at random.
 
         ``warped``: the board as :func:`rectified` makes it from this image and these corners,
         where the caller has it already (a table compares its frames by it), so it is not made
@@ -702,6 +705,8 @@ class Reader:
             conf[r, c] = pr[k]
         if played and len(sq):
             self._drop_lone_tiles(grid, conf, sq, p, committed)
+            if committed is None:
+                self._join_islands(grid, conf, sq, p)
         return Reading(tuple(row_text(row) for row in grid), conf, corners)
 
     def _drop_lone_tiles(self, grid: list[list[str]], conf: np.ndarray, squares: Sequence[tuple[int, int]],
@@ -728,7 +733,7 @@ class Reader:
             if (r, c) not in at or any(tiles[q] for q in _beside(int(r), int(c))):
                 continue  # not read, or joined by a tile put beside another lone one just now
             pr = probs[at[r, c]]
-            beside = self._tile_beside((int(r), int(c)), tiles, grid, probs, at, committed)
+            beside = self._tile_beside([(int(r), int(c))], tiles, grid, probs, at, committed)
             # How much likelier the reading makes each mend: the lone tile gone, or one beside it.
             gone = float(np.log(max(pr[empty], 1e-9)) - np.log(max(pr[self.classes.index(grid[r][c])], 1e-9)))
             if beside is not None and beside[2] > gone:
@@ -741,24 +746,56 @@ class Reader:
                 conf[r, c] = pr[empty]
                 tiles[r, c] = False
 
-    def _tile_beside(self, lone: tuple[int, int], tiles: np.ndarray, grid: list[list[str]], probs: np.ndarray,
-                     at: dict[tuple[int, int], int], committed: Sequence[str] | None
-                     ) -> tuple[tuple[int, int], int, float] | None:
-        """The square beside the ``lone`` tile, read as empty, on which a tile would join it to a
-        tile beyond (a lone tile beside a blank read as empty in doubt is a play, not a stray
-        mark): (square, its likeliest class of tile the set has left, the log of how much likelier
-        its reading makes that tile than empty), the likeliest of them; None without one."""
+    def _join_islands(self, grid: list[list[str]], conf: np.ndarray, squares: Sequence[tuple[int, int]],
+                      probs: np.ndarray) -> None:
+        """On a board read whole, each group of tiles cut off from the rest
+        (:func:`~board_pi.vision.decode.islands`) is joined to it by a tile on a square between,
+        read as empty in doubt (with less belief than :attr:`SURE`), where the reading makes that
+        tile likelier than that the island's tiles are not there (:meth:`_tile_beside`): a blank
+        read as empty in shadow, in a word of sure letters. Otherwise the island is left as it
+        is: what cuts tiles off may be a hand over the board, and a square read clearly as empty
+        beside it is no tile (on rendered games with a hand, joins through such squares doubled
+        the squares read wrong)."""
+        at = {sq: i for i, sq in enumerate(squares)}
+        empty = self.classes.index(EMPTY_CLASS)
+        for _ in range(N * N):  # each join leaves one group fewer
+            tiles = np.array([[t != EMPTY_CLASS for t in row] for row in grid])
+            best = None
+            for island in islands(tiles):
+                if any(q not in at for q in island):
+                    continue
+                # How much likelier the reading makes the island's tiles than empty squares.
+                held = sum(float(np.log(max(probs[at[q], self.classes.index(grid[q[0]][q[1]])], 1e-9))
+                                 - np.log(max(probs[at[q], empty], 1e-9))) for q in island)
+                beside = self._tile_beside(island, tiles, grid, probs, at, None, doubt=self.SURE)
+                if beside is not None and beside[2] > -held and (best is None or beside[2] > best[2]):
+                    best = beside
+            if best is None:
+                return
+            (r, c), k, _ = best
+            grid[r][c] = self.classes[k]
+            conf[r, c] = probs[at[r, c], k]
+
+    def _tile_beside(self, island: Sequence[tuple[int, int]], tiles: np.ndarray, grid: list[list[str]],
+                     probs: np.ndarray, at: dict[tuple[int, int], int], committed: Sequence[str] | None,
+                     doubt: float = float("inf")) -> tuple[tuple[int, int], int, float] | None:
+        """The square beside a tile of ``island`` (a lone tile, or a group cut off), read as
+        empty with less belief than ``doubt``, on which a tile would join it to a tile beyond (a
+        lone tile beside a blank read as empty in doubt is a play, not a stray mark): (square, its
+        likeliest class of tile the set has left, the log of how much likelier its reading makes
+        that tile than empty), the likeliest of them; None without one."""
         left = tile_limits(self.tiles.full_bag(), _standing(committed, set(at)) + [grid[r][c] for r, c in at])
         allowed = np.array([left.get(ch, 0) > 0 and ch != EMPTY_CLASS for ch in self.classes])
         if not allowed.any():
             return None
         empty = self.classes.index(EMPTY_CLASS)
+        own = set(island)
         best = None
-        for r, c in _beside(*lone):
-            if (r, c) not in at or grid[r][c] != EMPTY_CLASS:
+        for r, c in dict.fromkeys(q for sq in island for q in _beside(*sq)):
+            if (r, c) not in at or grid[r][c] != EMPTY_CLASS or probs[at[r, c], empty] >= doubt:
                 continue
-            if not any(tiles[q] and q != lone for q in _beside(r, c)):
-                continue  # a tile here would join the lone tile to nothing
+            if not any(tiles[q] and q not in own for q in _beside(r, c)):
+                continue  # a tile here would join the island to nothing
             q = probs[at[r, c]]
             k = int(np.flatnonzero(allowed)[q[allowed].argmax()])
             say = float(np.log(max(q[k], 1e-9)) - np.log(max(q[empty], 1e-9)))

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import doctest
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from board_pi.rules.tiles import ENGLISH
 from board_pi.vision import decode as decode_module
-from board_pi.vision.decode import decode, lone_tiles, tile_limits
+from board_pi.vision.decode import decode, islands, lone_tiles, tile_limits
 
 
 def _cost(p: np.ndarray, choice: np.ndarray) -> float:
@@ -158,6 +159,128 @@ def test_a_tile_beside_a_doubtful_square_is_kept() -> None:
     assert not lone_tiles(t, sure_empty).any()
     sure_empty[4, 5] = True
     assert lone_tiles(t, sure_empty)[4, 4]
+
+
+def test_groups_cut_off_from_the_largest_are_islands() -> None:
+    word = [(7, c) for c in range(3, 10)]
+    assert islands(_board(*word)) == []
+    assert islands(np.zeros((15, 15), bool)) == []
+    # Two groups beyond gaps, one touching the word only at a corner (diagonals do not join).
+    t = _board(*word, (2, 5), (3, 5), (6, 10), (5, 10))
+    assert islands(t) == [[(2, 5), (3, 5)], [(5, 10), (6, 10)]]
+
+
+def _probs(reader, cells: dict[tuple[int, int], dict[str, float]]) -> tuple[list[list[str]], np.ndarray, list, np.ndarray]:
+    """A whole board's grid, confidences, squares and probabilities, every square surely empty
+    but ``cells`` (square: {class: probability}, the rest of 1 on empty)."""
+    classes = reader.classes
+    squares = [(r, c) for r in range(15) for c in range(15)]
+    probs = np.full((225, len(classes)), 1e-6, np.float32)
+    probs[:, classes.index(".")] = 1.0
+    for (r, c), p in cells.items():
+        probs[r * 15 + c] = 1e-6
+        for k, v in p.items():
+            probs[r * 15 + c, classes.index(k)] = v
+        probs[r * 15 + c, classes.index(".")] = max(1e-6, 1 - sum(p.values()))
+    probs /= probs.sum(axis=1, keepdims=True)
+    grid = [[classes[int(probs[r * 15 + c].argmax())] for c in range(15)] for r in range(15)]
+    conf = np.array([[probs[r * 15 + c].max() for c in range(15)] for r in range(15)], np.float32)
+    return grid, conf, squares, probs
+
+
+def test_an_island_of_sure_letters_is_joined_by_the_tile_between_read_as_empty() -> None:
+    """ZERO down column O, cut off from the rest by its last square, read as empty (a blank in
+    shadow): the blank between is likelier than four sure letters not being there."""
+    from board_pi.vision.read import Reader
+
+    reader = Reader()
+    cells = {(9, c): {"A": 0.98} for c in range(10, 14)}  # the rest of the game, along row 10
+    cells |= {(r, 14): {ch: 0.98} for r, ch in zip(range(5, 9), "ZERO")}
+    cells[(9, 14)] = {"?": 0.2, "I": 0.02}  # empty at 0.78
+    grid, conf, squares, probs = _probs(reader, cells)
+    assert grid[9][14] == "."
+    reader._join_islands(grid, conf, squares, probs)
+    assert grid[9][14] == "?" and abs(conf[9, 14] - probs[9 * 15 + 14, reader.classes.index("?")]) < 1e-6
+    assert [grid[r][14] for r in range(5, 9)] == list("ZERO")
+
+
+def test_an_island_held_less_surely_than_a_tile_between_is_left_as_it_is() -> None:
+    # Two tiles in doubt beyond a square read as empty in doubt, every letter there faint: a tile
+    # between is less likely than that the two are not there. Nor are they taken away (what cuts
+    # them off may be a hand over a tile).
+    from board_pi.vision.read import Reader
+
+    reader = Reader()
+    cells = {(7, c): {"A": 0.98} for c in range(4, 9)}
+    cells |= {(7, 10): {"?": 0.6}, (7, 11): {"?": 0.6}, (7, 9): {ch: 0.004 for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ?"}}
+    grid, conf, squares, probs = _probs(reader, cells)
+    assert grid[7][9] == "." and conf[7, 9] < Reader.SURE
+    before = [row[:] for row in grid]
+    reader._join_islands(grid, conf, squares, probs)
+    assert grid == before
+
+
+def test_an_island_is_not_joined_through_a_square_read_clearly_as_empty() -> None:
+    # Seven sure letters cut off by one square read clearly as empty: a hand over the board
+    # hides what joins them, or nothing does; no tile is put there (on rendered games with a
+    # hand, such joins doubled the squares read wrong).
+    from board_pi.vision.read import Reader
+
+    reader = Reader()
+    cells = {(7, c): {"A": 0.98} for c in range(4, 9)} | {(r, 9): {"T": 0.98} for r in range(0, 7)}
+    cells[(7, 9)] = {"E": 0.06}
+    grid, conf, squares, probs = _probs(reader, cells)
+    before = [row[:] for row in grid]
+    reader._join_islands(grid, conf, squares, probs)
+    assert grid == before
+    probs[7 * 15 + 9, reader.classes.index("E")] = 0.12  # in doubt now: the letter joins them
+    probs[7 * 15 + 9, reader.classes.index(".")] = 0.88
+    reader._join_islands(grid, conf, squares, probs)
+    assert grid[7][9] == "E"
+
+
+def test_an_island_is_joined_only_by_a_tile_the_set_has_left() -> None:
+    # Both blanks are on the board: the square between takes its likeliest letter instead.
+    from board_pi.vision.read import Reader
+
+    reader = Reader()
+    cells = {(7, c): {"A": 0.98} for c in range(4, 9)}
+    cells |= {(2, 2): {"?": 0.98}, (2, 3): {"?": 0.98}, (3, 2): {"B": 0.98}}
+    cells |= {(5, 8): {"T": 0.98}, (4, 8): {"T": 0.98}, (6, 8): {"?": 0.3, "E": 0.1}}
+    grid, conf, squares, probs = _probs(reader, cells)
+    reader._join_islands(grid, conf, squares, probs)
+    assert grid[6][8] == "E"
+
+
+def test_a_blank_in_shadow_joining_a_word_to_the_game_is_read(shared_data) -> None:
+    """A tuning photo of the 2015 game half in a body's shadow (70% of the light left;
+    ``bench_conditions``' shadow-70),
+    read through its labelled corners: ZERO stands down column O (O6 to O9) on the vintage set's
+    plain wooden blank (O10), the one square joining it to the rest. The blank reads as empty
+    (its colour and its square's are a few levels apart in that shadow), which would leave four
+    sure letters cut off from the game; read as the photo of a game, the blank is there."""
+    from board_pi.rules.board import split_row
+    from board_pi.vision.evaluate import hand_labelled
+    from board_pi.vision.frames import load_image
+    from board_pi.vision.read import Reader
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    photos = {name: (path, corners) for name, path, _, corners in
+              hand_labelled(data / "jheidel_labels.json", data / "jheidel_corners.json",
+                            shared_data / "real-photos" / "jheidel-game")}
+    path, corners = photos["IMG_20151016_170003.jpg"]
+    image = load_image(path)
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    edge = 1 / (1 + np.exp(-((xx - 0.55 * w) + 0.4 * (yy - 0.5 * h)) / (0.03 * w)))
+    image = np.clip(image * (1 - 0.3 * edge)[..., None], 0, 255).astype(np.uint8)
+    reader = Reader()
+    as_any = reader.read(image, corners)
+    assert [split_row(as_any.grid[r])[14] for r in range(4, 11)] == list(".ZERO..")
+    assert islands(np.array([[ch != "." for ch in split_row(row)] for row in as_any.grid]))
+    as_played = reader.read(image, corners, played=True)
+    assert [split_row(as_played.grid[r])[14] for r in range(4, 11)] == list(".ZERO?.")
+    assert not islands(np.array([[ch != "." for ch in split_row(row)] for row in as_played.grid]))
 
 
 def test_the_print_of_premium_squares_on_an_empty_real_board_is_no_tile(shared_data) -> None:
