@@ -704,9 +704,10 @@ class Reader:
             grid[r][c] = self.classes[k]
             conf[r, c] = pr[k]
         if played and len(sq):
-            self._drop_lone_tiles(grid, conf, sq, p, committed)
+            # Groups joined first: a tile the join puts down may be the neighbour a lone tile lacked.
             if committed is None:
                 self._join_islands(grid, conf, sq, p)
+            self._drop_lone_tiles(grid, conf, sq, p, committed)
         return Reading(tuple(row_text(row) for row in grid), conf, corners)
 
     def _drop_lone_tiles(self, grid: list[list[str]], conf: np.ndarray, squares: Sequence[tuple[int, int]],

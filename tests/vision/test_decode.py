@@ -283,6 +283,33 @@ def test_a_blank_in_shadow_joining_a_word_to_the_game_is_read(shared_data) -> No
     assert not islands(np.array([[ch != "." for ch in split_row(row)] for row in as_played.grid]))
 
 
+def test_a_tile_put_down_to_join_a_group_is_the_neighbour_a_lone_tile_lacked(shared_data) -> None:
+    """An early tuning photo of the 2015 game, the camera shaken by 9 pixels (a third of a
+    square): D (G8) reads as empty by a hair, which cuts WI (G6, G7) off from the rest and leaves
+    the S beside it (H8) alone. Joining WI puts the D back, and with it the S has a neighbour: both
+    are read. (Judged alone first, the S was taken away: a tile on G8 was not worth it to the S.)"""
+    import cv2
+
+    from board_pi.rules.board import split_row
+    from board_pi.vision.evaluate import hand_labelled
+    from board_pi.vision.frames import load_image
+    from board_pi.vision.read import Reader
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    photos = {name: (path, corners) for name, path, _, corners in
+              hand_labelled(data / "jheidel_labels.json", data / "jheidel_corners.json",
+                            shared_data / "real-photos" / "jheidel-game")}
+    path, corners = photos["IMG_20151016_165608.jpg"]
+    image = cv2.filter2D(load_image(path), -1, np.ones((1, 9), np.float32) / 9)
+    reader = Reader()
+    as_any = reader.read(image, corners)
+    assert [split_row(as_any.grid[r])[6] for r in (5, 6, 7)] == ["W", "I", "."]
+    assert split_row(as_any.grid[7])[7] == "S"
+    as_played = reader.read(image, corners, played=True)
+    assert [split_row(as_played.grid[r])[6] for r in (5, 6, 7)] == ["W", "I", "D"]
+    assert split_row(as_played.grid[7])[7] == "S"
+
+
 def test_the_print_of_premium_squares_on_an_empty_real_board_is_no_tile(shared_data) -> None:
     """The 2015 game's empty vintage board (a tuning photo): the model read the print of eleven
     DOUBLE WORD SCORE and DOUBLE LETTER SCORE squares as letters, each alone, until it was trained
