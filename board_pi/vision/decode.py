@@ -153,7 +153,8 @@ def islands(tiles: np.ndarray) -> list[list[tuple[int, int]]]:
     largest group, each as its squares: no game leaves them so. Every play after the first
     touches the tiles already down, so a game's tiles are one group, joined above, below, left
     and right; two groups on a photo of a game mean a tile between them was not seen (a blank
-    read as empty), or tiles were read where none stand. Only the rules of placement are used.
+    read as empty, a hand over it), or tiles were read where none stand. Only the rules of
+    placement are used.
 
     >>> t = np.zeros((15, 15), bool); t[7, 4:9] = True; t[3:6, 8] = True   # a word, and 3 beyond a gap
     >>> islands(t)
