@@ -25,7 +25,8 @@ def cmd_read(args: argparse.Namespace) -> int:
     """``board-pi read IMAGE [--corners ...] [--json] [--profile FILE] [--tiles NAME]``.
 
     Corners found (not given) leave which way up the board is to the tiles, read at all four
-    turns; the JSON's ``turn`` says which, and a board with too few tiles to tell is said so."""
+    turns; the JSON's ``turn`` says which, and a board with too few tiles to tell, or whose turn is
+    in doubt (:attr:`~board_pi.vision.read.Turn.in_doubt`), is said so."""
     try:
         tiles = tile_set(getattr(args, "tiles", None) or "english")
     except UnknownTileSet as e:
@@ -47,7 +48,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     except (ReadError, FrameSourceError) as e:
         print(f"board-pi read: {e}", file=sys.stderr)
         return 2
-    if reading.turn is not None and (not reading.turn.decided or reading.turn.degrees):
+    if reading.turn is not None and (not reading.turn.decided or reading.turn.degrees or reading.turn.in_doubt):
         print(f"board-pi read: {reading.turn.message}", file=sys.stderr)
     if args.json:
         print(json.dumps(reading.to_json()))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from board_pi.vision.evaluate import game_like_rows
-from board_pi.vision.read import Reader
+from board_pi.vision.read import Reader, Turn
 from board_pi.vision.render import render_board
 
 
@@ -118,6 +118,23 @@ def test_real_photos_given_turned(reader: Reader, shared_data: Path) -> None:
         assert got.turn is not None and got.turn.decided and got.turn.degrees == 90 * k
 
 
+def test_a_turn_told_by_letters_alike_upside_down_is_said_to_be_in_doubt(reader: Reader) -> None:
+    # NOON alone: upside down it reads as NOON again; only the value marks and the letters'
+    # finer shapes vote, and on this board they hardly do.
+    rows = ["." * 15] * 7 + [".......NOON...."] + ["." * 15] * 7
+    r = render_board(rows, seed=20_300_021, hand=False)
+    got = reader.read_upright(r.image, r.corners, played=True)
+    assert got.turn is not None and got.turn.decided and got.turn.in_doubt
+    assert got.turn.confidence < Turn.IN_DOUBT
+    assert "which way up is in doubt" in got.turn.message and "corners from A1" in got.turn.message
+    # A board of a game's many tiles is not.
+    rows = game_like_rows(np.random.default_rng(20_300_010))
+    r = render_board(rows, seed=20_300_010, hand=False)
+    clear = reader.read_upright(r.image, r.corners)
+    assert clear.turn is not None and not clear.turn.in_doubt and "doubt" not in clear.turn.message
+    assert not Turn(90, 2, 0.3, False).in_doubt  # undecided is said otherwise
+
+
 def test_board_pi_read_says_which_way_up_and_takes_a_tile_set(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -137,5 +154,9 @@ def test_board_pi_read_says_which_way_up_and_takes_a_tile_set(tmp_path: Path) ->
     out = json.loads(got.stdout.strip().splitlines()[-1])
     assert out["turn"]["decided"] is False and out["turn"]["tiles"] < Reader.TURN_TILES
     assert "too few to tell which way up" in got.stderr
+    r = render_board(["." * 15] * 7 + [".......NOON...."] + ["." * 15] * 7, seed=20_300_021, hand=False)
+    cv2.imwrite(str(photo), r.image)
+    doubt = cli()
+    assert doubt.returncode == 0 and "which way up is in doubt" in doubt.stderr
     bad = cli("--tiles", "klingon")
     assert bad.returncode == 2 and "unknown tile set 'klingon'" in bad.stderr and "Traceback" not in bad.stderr
