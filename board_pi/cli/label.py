@@ -30,6 +30,7 @@ from ..vision.labels import (SHARED, LabelError, LabelFile, apply_corrections, c
 from ..vision.read import ReadError, Reader
 
 HELP = ("corrections as SQUARE WHAT pairs (H8 Q, O10 ?, K4 ., a blank played as S: O10 s); "
+        "'turn' reads the board a quarter turn further clockwise (its corners too); "
         "'ok' keeps the label, 'skip' leaves the photo unlabelled")
 
 
@@ -104,6 +105,10 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
             say(f"cannot read the board: {e}")
             missing += 1
             continue
+        turn = reading.turn
+        if turn is not None and (not turn.decided or turn.degrees or turn.in_doubt):
+            say(turn.message + ("; 'turn' if it is the wrong way up" if not turn.decided or turn.in_doubt else ""))
+        turned = False
         doubtful = [(r, c) for r in range(15) for c in range(15)
                     if 0 < reading.confidence[r, c] < Reader.SURE]
         if name in labels.photos:
@@ -142,15 +147,25 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
                 if name in labels.photos:
                     previous, previous_name = labels.photos[name], name
                 break
+            if line.strip().lower() == "turn":
+                # Corner k+1 first is the board a quarter turn further (Reader.read_upright).
+                corners = np.roll(np.asarray(corners, np.float32), -1, axis=0)
+                reading = reader.read(image, corners, played=True)
+                rows = list(reading.grid)
+                doubtful = [(r, c) for r in range(15) for c in range(15)
+                            if 0 < reading.confidence[r, c] < Reader.SURE]
+                turned = True
+                continue
             if line.strip().lower() == "ok":
                 labels.photos[name] = rows
-                if kept is None and corners_path is not None:
+                write_corners = (kept is None or turned) and corners_path is not None
+                if write_corners:
                     corners_data["photos"][name] = {
-                        "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in corners],
-                        "independent": False, "found": True}
+                        **(kept if isinstance(kept, dict) else {"independent": False, "found": True}),
+                        "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in corners]}
                 try:
                     labels.save()
-                    if kept is None and corners_path is not None:
+                    if write_corners:
                         write_json(corners_path, corners_data, mode=SHARED)
                 except OSError as e:
                     print(f"board-pi label: cannot write the labels: {e}", file=sys.stderr)

@@ -107,6 +107,27 @@ def test_the_command_proposes_the_reading_and_keeps_the_corrected_label(tmp_path
     assert labels.read_text() == before
 
 
+def test_turn_reads_the_board_a_quarter_turn_further_and_keeps_those_corners(tmp_path: Path) -> None:
+    rows = game_like_rows(np.random.default_rng(20_000_012))
+    r = render_board(rows, seed=20_000_012)
+    photo = tmp_path / "board.png"
+    cv2.imwrite(str(photo), r.image)
+    corners = tmp_path / "corners.json"
+    wrong_way = np.roll(r.corners, 1, axis=0)  # kept a quarter turn wrong
+    corners.write_text(json.dumps({"photos": {"board.png": {"corners": wrong_way.tolist(), "independent": True}}}))
+    labels = tmp_path / "labels.json"
+    p = _label(str(photo), "--labels", str(labels), "--corners", str(corners), "--sheet",
+               str(tmp_path / "sheet.png"), answers="turn\nok\n", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "'turn' reads the board a quarter turn further" in p.stdout
+    from board_pi.vision.read import Reader
+
+    upright = Reader().read(r.image, r.corners, played=True)
+    assert json.loads(labels.read_text())["photos"]["board.png"] == list(upright.grid)
+    kept = json.loads(corners.read_text())["photos"]["board.png"]
+    assert np.allclose(kept["corners"], r.corners, atol=0.1) and kept["independent"] is True
+
+
 def test_the_command_refuses_a_damaged_label_file_and_leaves_it_alone(tmp_path: Path) -> None:
     labels = tmp_path / "labels.json"
     labels.write_text("{ not json")
