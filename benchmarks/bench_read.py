@@ -12,6 +12,11 @@ Prints, against issue 4's targets:
   ``tests/data/jheidel_labels.json``, with ``board-pi label``): the 2015 game's tuning and held-out
   photos apart, and the 2014 photos (another board and tile set, all held out); blanks missed
   and phantom blanks (empty squares read as blanks) counted;
+- boards early in real games (the first one to four plays of each English game of
+  ``../shared/data/gcg/macondo``, rendered), their corners given at a random turn and read
+  whichever way up as ``board-pi read`` does: how many are read a turn wrong, how many of those
+  and of the rest are said to be in doubt (:attr:`~board_pi.vision.read.Turn.in_doubt`), and how
+  many have too few tiles read to tell;
 - time per 1280x960 frame at a table for finding the board plus reading all 225 squares (target
   250 ms) and plus reading only a play's worth of changed squares (target 60 ms), the board taken
   in the turn the table's calibration knows (how often the finder's own turn claim is wrong is
@@ -48,12 +53,75 @@ from peak import peak_mb  # noqa: E402  (benchmarks/peak.py, beside this script)
 from board_pi.vision.render import random_style, render_board  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
+GCG = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
 GAME = ROOT.parent / "shared" / "data" / "real-photos" / "jheidel-game"
 LABELS = ROOT / "tests" / "data"
 
 
 def pct(x: float) -> str:
     return f"{100 * x:.2f}%"
+
+
+def early_positions() -> list[list[str]]:
+    """The boards after each of the first four events of every English game in :data:`GCG` that
+    replays, each once, those with two tiles or more."""
+    from board_pi.rules.gcg import GcgError, read_gcg
+    from board_pi.rules.replay import replay
+    from board_pi.rules.tiles import ENGLISH
+
+    out: list[list[str]] = []
+    for path in sorted(GCG.glob("*.gcg")) if GCG.is_dir() else []:
+        try:
+            record = read_gcg(str(path))
+        except (GcgError, OSError, ValueError):
+            continue
+        report = replay(record)
+        if report.error or report.tiles.name != ENGLISH.name:
+            continue
+        for n in range(1, min(4, len(report.game.events)) + 1):
+            game = replay(record).game
+            game.truncate(n)
+            rows = game.state.board.rows()
+            if rows not in out and sum(ch != "." for row in rows for ch in row) >= 2:
+                out.append(rows)
+    return out
+
+
+def early_turns(reader: Reader, looks: int = 6) -> None:
+    """Early boards given at a random turn, read whichever way up (see the module's docstring).
+    The looks: the default, the club editions and tournament tiles in turn; seeds 31,000,000 on,
+    held out of every choice (the turn's settings were chosen on 39,500,000 on)."""
+    positions = early_positions()
+    if not positions:
+        print(f"early boards: {GCG} is absent; skipped")
+        return
+    styles = [None] + [lambda rng, e=e: edition_style(rng, e) for e in EDITIONS] + \
+             [lambda rng: tournament_tiles(rng, random_style(rng))]
+    t = Tally()
+    boards = wrong = wrong_doubt = right_doubt = undecided = 0
+    for j in range(looks):
+        for i, rows in enumerate(positions):
+            seed = 31_000_000 + 1000 * j + i
+            rng = np.random.default_rng(seed)
+            style = styles[(i + j) % len(styles)]
+            r = render_board(rows, seed=seed, style=None if style is None else style(rng), hand=False)
+            k = int(rng.integers(0, 4))
+            got = reader.read_upright(r.image, np.roll(r.corners, k, axis=0), played=True)
+            boards += 1
+            if got.turn is None or not got.turn.decided:
+                undecided += 1
+            elif got.turn.degrees != 90 * k:
+                wrong += 1
+                wrong_doubt += got.turn.in_doubt
+            else:
+                right_doubt += got.turn.in_doubt
+                t.add(rows, got.grid, tag=f"#{seed} ")
+    f = t.figures()
+    print(f"early boards of real games ({len(positions)} positions x {looks} looks, the first 1-4 plays), "
+          f"given at a random turn, read whichever way up:")
+    print(f"  {boards} boards: turned wrong {wrong} (said to be in doubt: {wrong_doubt}), too few tiles "
+          f"read to tell {undecided}; read the right way up {boards - wrong - undecided} (said to be in doubt: "
+          f"{right_doubt}), their squares {pct(f['square_accuracy'])}")
 
 
 def main() -> int:
@@ -165,6 +233,8 @@ def main() -> int:
               f"found {f['found']}/{f['photos']}, turned wrong {f['turned_wrong']}")
         if f["errors"] and f["square_accuracy"] < 1:
             print("    e.g. " + ", ".join(f["errors"][:6]))
+
+    early_turns(reader)
 
     try:
         from board_pi.vision.locate import find_board  # the board finder (issue 4, another branch)
