@@ -12,7 +12,7 @@ Prints, against issue 4's targets:
   ``tests/data/jheidel_labels.json``, with ``board-pi label``): the 2015 game's tuning and held-out
   photos apart, and the 2014 photos (another board and tile set, all held out); blanks missed
   and phantom blanks (empty squares read as blanks) counted;
-- boards early in real games (the first one to four plays of each English game of
+- boards early in real games (after each of the first four events of each English game of
   ``../shared/data/gcg/macondo``, rendered), their corners given at a random turn and read
   whichever way up as ``board-pi read`` does: how many are read a turn wrong, how many of those
   and of the rest are said to be in doubt (:attr:`~board_pi.vision.read.Turn.in_doubt`), and how
@@ -90,7 +90,8 @@ def early_positions() -> list[list[str]]:
 def early_turns(reader: Reader, looks: int = 6) -> None:
     """Early boards given at a random turn, read whichever way up (see the module's docstring).
     The looks: the default, the club editions and tournament tiles in turn; seeds 31,000,000 on,
-    held out of every choice (the turn's settings were chosen on 39,500,000 on)."""
+    held out of every choice (:attr:`Turn.IN_DOUBT <board_pi.vision.read.Turn.IN_DOUBT>` was
+    chosen on 39,500,000 on)."""
     positions = early_positions()
     if not positions:
         print(f"early boards: {GCG} is absent; skipped")
@@ -117,7 +118,7 @@ def early_turns(reader: Reader, looks: int = 6) -> None:
                 right_doubt += got.turn.in_doubt
                 t.add(rows, got.grid, tag=f"#{seed} ")
     f = t.figures()
-    print(f"early boards of real games ({len(positions)} positions x {looks} looks, the first 1-4 plays), "
+    print(f"early boards of real games ({len(positions)} positions x {looks} looks, after each of the first 4 events), "
           f"given at a random turn, read whichever way up:")
     print(f"  {boards} boards: turned wrong {wrong} (said to be in doubt: {wrong_doubt}), too few tiles "
           f"read to tell {undecided}; read the right way up {boards - wrong - undecided} (said to be in doubt: "
