@@ -331,6 +331,16 @@ def _beside(r: int, c: int) -> list[tuple[int, int]]:
     return [(rr, cc) for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)) if 0 <= rr < N and 0 <= cc < N]
 
 
+def _odds(pr: np.ndarray, k: int, than: int) -> float:
+    """The log of how much likelier probabilities ``pr`` make class ``k`` than class ``than``
+    (each at least 1e-9, so a class read as impossible still has a finite say).
+
+    >>> round(_odds(np.array([0.1, 0.9]), 1, 0), 3)
+    2.197
+    """
+    return float(np.log(max(pr[k], 1e-9)) - np.log(max(pr[than], 1e-9)))
+
+
 def _standing(committed: Sequence[str] | None, read: set[tuple[int, int]]) -> list[str]:
     """The tiles (and empty squares) ``committed`` shows on the squares not ``read``, as the
     camera writes them: what counts against the set beside the squares being read."""
@@ -750,7 +760,7 @@ class Reader:
             pr = probs[at[r, c]]
             beside = self._tile_beside([(int(r), int(c))], tiles, grid, probs, at, committed)
             # How much likelier the reading makes each mend: the lone tile gone, or one beside it.
-            gone = float(np.log(max(pr[empty], 1e-9)) - np.log(max(pr[self.classes.index(grid[r][c])], 1e-9)))
+            gone = _odds(pr, empty, self.classes.index(grid[r][c]))
             if beside is not None and beside[2] > gone:
                 (nr, nc), k, _ = beside
                 grid[nr][nc] = self.classes[k]
@@ -780,8 +790,7 @@ class Reader:
                 if any(q not in at for q in island):
                     continue
                 # How much likelier the reading makes the island's tiles than empty squares.
-                held = sum(float(np.log(max(probs[at[q], self.classes.index(grid[q[0]][q[1]])], 1e-9))
-                                 - np.log(max(probs[at[q], empty], 1e-9))) for q in island)
+                held = sum(_odds(probs[at[q]], self.classes.index(grid[q[0]][q[1]]), empty) for q in island)
                 beside = self._tile_beside(island, tiles, grid, probs, at, None, doubt=self.SURE)
                 if beside is not None and beside[2] > -held and (best is None or beside[2] > best[2]):
                     best = beside
@@ -813,7 +822,7 @@ class Reader:
                 continue  # a tile here would join the island to nothing
             q = probs[at[r, c]]
             k = int(np.flatnonzero(allowed)[q[allowed].argmax()])
-            say = float(np.log(max(q[k], 1e-9)) - np.log(max(q[empty], 1e-9)))
+            say = _odds(q, k, empty)
             if best is None or say > best[2]:
                 best = ((r, c), k, say)
         return best
