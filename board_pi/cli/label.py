@@ -27,11 +27,16 @@ from ..vision.frames import FrameSourceError, load_image
 from ..files import write_json
 from ..vision.labels import (SHARED, LabelError, LabelFile, apply_corrections, check_rows, differences, grid_text,
                              label_sheet)
-from ..vision.read import ReadError, Reader
+from ..vision.read import Reader, Reading, ReadError
 
 HELP = ("corrections as SQUARE WHAT pairs (H8 Q, O10 ?, K4 ., a blank played as S: O10 s); "
         "'turn' reads the board a quarter turn further clockwise (its corners too); "
         "'ok' keeps the label, 'skip' leaves the photo unlabelled")
+
+
+def _doubtful(reading: Reading) -> list[tuple[int, int]]:
+    """The squares read, with less belief than :attr:`Reader.SURE`: outlined on the sheet."""
+    return [(r, c) for r in range(15) for c in range(15) if 0 < reading.confidence[r, c] < Reader.SURE]
 
 
 def _corners_file(path: Path | None) -> dict[str, Any]:
@@ -106,11 +111,10 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
             missing += 1
             continue
         turn = reading.turn
-        if turn is not None and (not turn.decided or turn.degrees or turn.in_doubt):
+        if turn is not None and turn.worth_telling:
             say(turn.message + ("; 'turn' if it is the wrong way up" if not turn.decided or turn.in_doubt else ""))
         turned = False
-        doubtful = [(r, c) for r in range(15) for c in range(15)
-                    if 0 < reading.confidence[r, c] < Reader.SURE]
+        doubtful = _doubtful(reading)
         if name in labels.photos:
             rows = list(labels.photos[name])
             say("already labelled: the kept label is shown (the reader's differences outlined orange)")
@@ -152,8 +156,7 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
                 corners = np.roll(np.asarray(corners, np.float32), -1, axis=0)
                 reading = reader.read(image, corners, played=True)
                 rows = list(reading.grid)
-                doubtful = [(r, c) for r in range(15) for c in range(15)
-                            if 0 < reading.confidence[r, c] < Reader.SURE]
+                doubtful = _doubtful(reading)
                 turned = True
                 continue
             if line.strip().lower() == "ok":

@@ -48,7 +48,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     except (ReadError, FrameSourceError) as e:
         print(f"board-pi read: {e}", file=sys.stderr)
         return 2
-    if reading.turn is not None and (not reading.turn.decided or reading.turn.degrees or reading.turn.in_doubt):
+    if reading.turn is not None and reading.turn.worth_telling:
         print(f"board-pi read: {reading.turn.message}", file=sys.stderr)
     if args.json:
         print(json.dumps(reading.to_json()))

@@ -225,6 +225,11 @@ class Turn:
         """Decided, but with so little to tell the turns apart that the player should check."""
         return self.decided and self.confidence < self.IN_DOUBT
 
+    @property
+    def worth_telling(self) -> bool:
+        """Undecided, turned or in doubt: what a command tells the player (:attr:`message`)."""
+        return not self.decided or self.degrees != 0 or self.in_doubt
+
     def to_json(self) -> dict:
         return {"degrees": self.degrees, "tiles": self.tiles, "confidence": round(self.confidence, 4),
                 "decided": self.decided}
