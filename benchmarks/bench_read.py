@@ -54,6 +54,10 @@ from board_pi.vision.render import random_style, render_board  # noqa: E402
 
 REAL = ROOT.parent / "shared" / "data" / "real-boards" / "declanfinerty"
 GCG = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
+LOOKS = {edition: (lambda rng, e=edition: edition_style(rng, e)) for edition in EDITIONS}
+LOOKS["tournament tiles"] = lambda rng: tournament_tiles(rng, random_style(rng))
+"""The club editions the cream boards do not show (green, sage, lavender, wooden), and tournament
+tiles (navy, maroon, black, ... lettered in white or yellow): each a look drawn from a generator."""
 GAME = ROOT.parent / "shared" / "data" / "real-photos" / "jheidel-game"
 LABELS = ROOT / "tests" / "data"
 
@@ -78,10 +82,11 @@ def early_positions() -> list[list[str]]:
         report = replay(record)
         if report.error or report.tiles.name != ENGLISH.name:
             continue
-        for n in range(1, min(4, len(report.game.events)) + 1):
-            game = replay(record).game
+        game, boards = report.game, []
+        for n in range(min(4, len(game.events)), 0, -1):  # one replay, cut back an event at a time
             game.truncate(n)
-            rows = game.state.board.rows()
+            boards.append(game.state.board.rows())
+        for rows in reversed(boards):
             if rows not in out and sum(ch != "." for row in rows for ch in row) >= 2:
                 out.append(rows)
     return out
@@ -96,8 +101,7 @@ def early_turns(reader: Reader, looks: int = 6) -> None:
     if not positions:
         print(f"early boards: {GCG} is absent; skipped")
         return
-    styles = [None] + [lambda rng, e=e: edition_style(rng, e) for e in EDITIONS] + \
-             [lambda rng: tournament_tiles(rng, random_style(rng))]
+    styles = [None, *LOOKS.values()]
     t = Tally()
     boards = wrong = wrong_doubt = right_doubt = undecided = 0
     for j in range(looks):
@@ -146,9 +150,7 @@ def main() -> int:
     # through their corners and found automatically; held out (seeds 32,000,000 on).
     print(f"club editions, {args.edition_boards} held-out boards each (corners given / board found, read upright):")
     # And tournament tiles (navy, maroon, black, ... lettered in white or yellow) on the boards above.
-    looks = {edition: (lambda rng, e=edition: edition_style(rng, e)) for edition in EDITIONS}
-    looks["tournament tiles"] = lambda rng: tournament_tiles(rng, random_style(rng))
-    for k, (edition, look) in enumerate(looks.items()):
+    for k, (edition, look) in enumerate(LOOKS.items()):
         given, drawn = Tally(), []
         for i in range(args.edition_boards):
             seed = 32_000_000 + 1000 * k + i
