@@ -1,5 +1,5 @@
 """Reading real photos under conditions the real sets do not show: turned, at a slant, in warm,
-dim or uneven light, small, compressed, out of focus, shaken, and under a lamp's reflection.
+dim or uneven light, small, far, compressed, out of focus, shaken, and under a lamp's reflection.
 
 Each of the real **tuning** photos (tests/data/real_split.json: the 2015 game's up to 170248 and
 declanfinerty's boards 001-003; never the held-out ones) is changed as a club's camera or a
@@ -14,7 +14,7 @@ operations. Noise is drawn from a fixed seed, so every run reads the same pictur
 Usage: ``python benchmarks/bench_conditions.py [CONDITION ...]`` (all of them by default, about
 5 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
 number after a name is degrees turned, the top edge's percent shorter, percent of the light
-left in a shadow, pixels of blur or shake, levels of light added). Skips when ../shared/data is
+left in a shadow, pixels of blur or shake, levels of light added, times as far). Skips when ../shared/data is
 absent.
 """
 
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from board_pi.vision.evaluate import evaluate_found, real_boards, real_split  # noqa: E402
-from board_pi.vision.frames import load_photo  # noqa: E402
+from board_pi.vision.frames import PHOTO_SIDE, load_photo  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.train import load_hand_labelled  # noqa: E402  (needs no torch to import)
 
@@ -111,13 +111,31 @@ def narrow(width: int) -> Callable[[Image], Image]:
     return lambda im: cv2.resize(im, (width, round(width * im.shape[0] / im.shape[1])), interpolation=cv2.INTER_AREA)
 
 
+
+def farther(times: int) -> Callable[[Image], Image]:
+    """Seen from ``times`` as far by a camera of ``times`` the pixels each way: the photo off the
+    middle of a table ``times`` its size (a plain cloth, a fixed seed), then reduced as
+    ``board-pi read`` decodes a photo (halved while still at least ``PHOTO_SIDE`` long). The
+    board keeps its pixels, at most halved; the frame around it grows."""
+    def change(im: Image) -> Image:
+        h, w = im.shape[:2]
+        rng = np.random.default_rng(4)
+        cloth = np.float32([70, 95, 60]) + rng.normal(0, 10, (times * h // 8, times * w // 8, 1)).astype(np.float32)
+        out = cv2.resize(np.clip(cloth, 0, 255).astype(np.uint8), (times * w, times * h), interpolation=cv2.INTER_LINEAR)
+        y, x = (times * h - h) // 3, (times * w - w) // 2
+        out[y:y + h, x:x + w] = im
+        while max(out.shape[:2]) // 2 >= PHOTO_SIDE:
+            out = cv2.resize(out, (out.shape[1] // 2, out.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        return out
+    return change
+
 CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "none": lambda im: im,
     "turned-15": turned(15), "turned-35": turned(35),
     "slant-24": slanted(0.12), "slant-44": slanted(0.22),
     "warm": lambda im: np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8),
     "dim": dim,
-    "640px": narrow(640),
+    "640px": narrow(640), "farther-2": farther(2), "farther-3": farther(3),
     "jpeg-30": jpeg(30),
     "shadow-55": shadow(0.55), "shadow-70": shadow(0.7),
     "vignette": vignette,

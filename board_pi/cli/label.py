@@ -99,7 +99,7 @@ def cmd_label(args: argparse.Namespace, stdin: IO[str] | None = None, out: IO[st
             else:
                 from ..vision.locate import find_board
 
-                loc = find_board(image)
+                loc = find_board(image, far=True)
                 if loc is None:
                     say("no board found in this photo: give its corners in the --corners file")
                     missing += 1

@@ -16,8 +16,8 @@ import numpy as np
 from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker_image, save
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
-from ..vision.frames import FrameSourceError, load_photo, open_source
-from ..vision.read import NoBoard, ReadError, Reader, grid_corners, load_profile
+from ..vision.frames import FrameSourceError, open_source
+from ..vision.read import NoBoard, ReadError, Reader, load_profile, photo_board
 from .errors import UsageError
 
 
@@ -35,8 +35,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     try:
         # The profile first: a damaged one is refused before the photo is worked on.
         profile = load_profile(args.profile) if getattr(args, "profile", None) else None
-        image, scale = load_photo(args.image)
-        corners = grid_corners(image, args.corners, args.image, scale)
+        image, corners, scale = photo_board(args.image, args.corners)
         reader = Reader(profile=profile, tiles=tiles)
         # A photo of a game: a tile alone, away from every other, is no tile (Reader.read, played).
         reading = (reader.read(image, corners, played=True) if args.corners
@@ -66,8 +65,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         print("board-pi enrol: give a PHOTO of your tiles laid out (see --layout)", file=sys.stderr)
         return 2
     try:
-        image, scale = load_photo(args.image)
-        corners = grid_corners(image, args.corners, args.image, scale)
+        image, corners, _ = photo_board(args.image, args.corners)
         profile = enrol(image, corners)
     except NoBoard as e:
         print(f"board-pi enrol: {e}", file=sys.stderr)

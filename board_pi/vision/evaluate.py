@@ -296,8 +296,8 @@ def turned_out(truth: Sequence[str], grid: Sequence[str]) -> bool:
 
 def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, list[str], np.ndarray | None]],
                    played: bool = True) -> dict:
-    """Figures with the board found automatically (:func:`~board_pi.vision.locate.find_board`)
-    and read whichever way up it lies (:meth:`Reader.read_upright`), as ``board-pi read`` does
+    """Figures with the board found automatically (:func:`~board_pi.vision.locate.find_board`,
+    looking ``far`` as for a photo) and read whichever way up it lies (:meth:`Reader.read_upright`), as ``board-pi read`` does
     without ``--corners``. A board not found counts as 225 squares wrong; ``found`` and
     ``turned_wrong`` (found, but read a quarter or half turn out: :func:`turned_out`) say which.
     ``played``: the photos are of games (rendered boards of strewn tiles are not)."""
@@ -308,7 +308,7 @@ def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, li
     found = turned_wrong = 0
     for name, img, truth, _ in photos:
         image = img if isinstance(img, np.ndarray) else load_image(img)
-        loc = find_board(image)
+        loc = find_board(image, far=True)
         if loc is None:  # every square wrong, and none of them read as anything
             cells = [c for row in truth for c in split_row(row)]
             t.squares += len(cells)

@@ -34,7 +34,7 @@ from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr
-from board_pi.vision.geometry import PREMIUM_MASK, warp_grid
+from board_pi.vision.geometry import GRID, PREMIUM_MASK, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
 from board_pi.vision.values import cut as value_cut
@@ -1043,12 +1043,33 @@ class NoBoard(ReadError):
 
 def grid_corners(image: np.ndarray, corners_text: str | None, name: str, scale: float = 1.0) -> np.ndarray:
     """The grid's corners in ``image``: as given (``X1,Y1,...``, in the photo's own pixels, which
-    are ``scale`` of the image's: :func:`~board_pi.vision.frames.load_photo`), or found in it."""
+    are ``scale`` of the image's: :func:`~board_pi.vision.frames.load_photo`), or found in it
+    (looking ``far``: a photo may show the board small)."""
     if corners_text:
         return parse_corners(corners_text) / np.float32(scale)
     from .locate import find_board
 
-    loc = find_board(image)
+    loc = find_board(image, far=True)
     if loc is None:
         raise NoBoard(f"{name}: no board found (pass --corners to give it)")
     return np.asarray(loc.corners, np.float32)
+
+
+def photo_board(path: str | Path, corners_text: str | None) -> tuple[np.ndarray, np.ndarray, float]:
+    """A photo to be read (:func:`~board_pi.vision.frames.load_photo`), its grid's corners in it
+    (as given, or found: :func:`grid_corners`) and its scale (the photo's pixels per pixel of the
+    image). A photo is decoded reduced; where its grid's squares come out smaller there than the
+    reader's (:data:`SQUARE_PX`), it is decoded again with the pixels they need, or at full size:
+    a board standing small in a large photo is read from every pixel the photo has of it.
+    Raises :class:`NoBoard`, :class:`ReadError` and :class:`~.frames.FrameSourceError`."""
+    from .frames import load_photo
+
+    image, scale = load_photo(path)
+    corners = grid_corners(image, corners_text, str(path), scale)
+    square = max(float(np.linalg.norm(corners[i] - corners[(i + 1) % 4])) for i in range(4)) / GRID
+    if scale > 1 and square < SQUARE_PX:
+        longest = int(np.ceil(max(image.shape[:2]) * SQUARE_PX / square))
+        closer, closer_scale = load_photo(path, longest)
+        if closer_scale < scale:
+            return closer, (corners * np.float32(scale / closer_scale)).astype(np.float32), closer_scale
+    return image, corners, scale

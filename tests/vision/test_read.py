@@ -256,6 +256,36 @@ def test_command_reads_a_phone_photo_with_corners_in_its_own_pixels(tmp_path):
     assert sum(a == CLASSES[label_of(b)] for la, lb in zip(obj["grid"], rows) for a, b in zip(la, lb)) >= 220
 
 
+def test_command_reads_a_board_small_in_a_large_photo_from_all_its_pixels(tmp_path):
+    # The whole table photographed by a phone, the board a third of the frame's width: found in
+    # the finder's largest working copy of the photo decoded at half size (its squares 22 pixels
+    # there), then read from the photo decoded again at full size (44 pixels). A board filling
+    # the photo is read at half size, as before.
+    from board_pi.vision.read import photo_board
+    from tests.vision.drawn_boards import corner_error_any_turn
+
+    rows, r = _played_board(SEEDS[2])
+    square = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 15
+    noise = np.random.default_rng(1).normal(0, 8, (3024, 4032, 1))
+    table = np.clip(np.float32([60, 90, 120]) + noise, 0, 255).astype(np.uint8)
+    x, y = 1500, 1100
+    table[y:y + 960, x:x + 1280] = r.image
+    path = tmp_path / "table.jpg"
+    cv2.imwrite(str(path), table, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    truth = r.corners + np.float32([x, y])
+    image, corners, scale = photo_board(path, None)
+    assert scale == 1.0 and image.shape[:2] == (3024, 4032)
+    assert corner_error_any_turn(corners, truth) < 0.25 * square
+    p = _cli(str(path), "--json")
+    assert p.returncode == 0, p.stderr
+    obj = json.loads(p.stdout)
+    assert corner_error_any_turn(np.float32(obj["corners"]), truth) < 0.25 * square
+    assert sum(a == CLASSES[label_of(b)] for la, lb in zip(obj["grid"], rows) for a, b in zip(la, lb)) >= 220
+    filling = tmp_path / "filling.jpg"
+    cv2.imwrite(str(filling), cv2.resize(r.image, (4032, 3024), interpolation=cv2.INTER_CUBIC))
+    assert photo_board(filling, None)[2] == 2.0
+
+
 def test_command_bad_input_gets_a_message_not_a_traceback(tmp_path):
     junk = tmp_path / "junk.jpeg"
     junk.write_bytes(b"this is not a jpeg")

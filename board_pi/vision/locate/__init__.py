@@ -4,9 +4,10 @@ The locator is classical OpenCV, no learning:
 
 Each stage is a module of this package, its numbers in :mod:`.tuning`:
 
-1. :mod:`.squares`: on a copy scaled to 640 px (1024 px if that finds little), the grid lines are picked out by
-   a local threshold, once for boards with dark lines and once for boards with light lines; what
-   is left between them are the squares (empty squares, premium squares and tiles alike), found
+1. :mod:`.squares`: on a copy scaled to 640 px (1024 px if that finds little, then, asked to look
+   ``far``, 2048 px in a large photo where the board is small), the grid lines are picked out by a local threshold,
+   once for boards with dark lines and once for boards with light lines; what is left between
+   them are the squares (empty squares, premium squares and tiles alike), found
    as small four-sided contours. Where no grid shows, fainter lines are looked for, then lines
    in the colours' saturation (white lines between tinted squares), then lines on a copy whose
    local contrast is stretched (pale editions under glare), and last, squares much smaller than
@@ -216,19 +217,29 @@ def _same_grid(a: np.ndarray, b: np.ndarray, within: float = 0.5) -> bool:
 
 
 def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None = None,
-                tuning: FinderTuning = TUNING) -> tuple[np.ndarray, float] | None:
+                tuning: FinderTuning = TUNING, far: bool = False) -> tuple[np.ndarray, float] | None:
     """The grid's four corners clockwise from the image's top-left direction, and a confidence.
 
     This is :func:`find_board` without deciding which way up the board is. It works at 640 px
     (fast, enough when the board fills much of the frame) and tries 1024 px when that fails or
-    sees less of the grid than ``tuning.larger_retry_share``; a grid found there elsewhere, and
-    holding more squares, is kept.
+    sees less of the grid than ``tuning.larger_retry_share``; with ``far``, then 2048 px too
+    (``tuning.far_side``, on images of at least ``tuning.far_from_px``: a board small in a
+    photo). A grid found at a larger size elsewhere, and holding more squares, is kept.
     """
     bgr = as_bgr(image)
     got = None
-    for n, side in enumerate(tuning.work_sides):
-        last = n == len(tuning.work_sides) - 1 or max(bgr.shape[:2]) <= side * tuning.larger_try_above
-        here = _locate_at(bgr, side, tuning, stretch=last, thick=n == 0)
+    sides = tuning.work_sides
+    far = far and max(bgr.shape[:2]) >= tuning.far_from_px
+    if far:
+        sides = (*sides, tuning.far_side)
+    for n, side in enumerate(sides):
+        last = n == len(sides) - 1 or max(bgr.shape[:2]) <= side * tuning.larger_try_above
+        # The far copy looks as the first does (the lines thickened: a board filling the frame
+        # there, small in the photo here) and as the last of work_sides does, which still
+        # stretches the contrast when a far copy follows it.
+        far_copy = far and n == len(sides) - 1
+        here = _locate_at(bgr, side, tuning, stretch=last or (far and n >= len(tuning.work_sides) - 1),
+                          thick=n == 0 or far_copy)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
         # copy, where more squares show, is asked too. Where the two agree the small one stays
         # (it was right, and its lines are snapped to as well); where not, the one holding more
@@ -249,16 +260,19 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     return pts.astype(np.float32), confidence
 
 
-def find_board(image: np.ndarray, tuning: FinderTuning = TUNING) -> BoardLocation | None:
+def find_board(image: np.ndarray, tuning: FinderTuning = TUNING, far: bool = False) -> BoardLocation | None:
     """Find the 15x15 playing grid in a BGR (or grey) image; None when there is no board to see.
 
     The corners come ordered as the board is seen upright (see :class:`BoardLocation`); the turn
     is read from the tiles' point values, and is 0 with ``orientation_confidence`` 0 on a board
-    with no tiles.
+    with no tiles. ``far``: the board may stand small in a large photo (a photo read or
+    calibrated from once, not a table's frames followed one after another): it is looked for in
+    a larger working copy too (``tuning.far_side``), and a photo with no board takes longer to
+    give up on.
     """
     bgr = as_bgr(image)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
-    got = locate_grid(bgr, gray=gray, tuning=tuning)
+    got = locate_grid(bgr, gray=gray, tuning=tuning, far=far)
     if got is None:
         return None
     canonical, confidence = got
