@@ -235,10 +235,12 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     for n, side in enumerate(sides):
         last = n == len(sides) - 1 or max(bgr.shape[:2]) <= side * tuning.larger_try_above
         # The far copy looks as the first does (the lines thickened: a board filling the frame
-        # there, small in the photo here) and as the last of work_sides does, which still
-        # stretches the contrast when a far copy follows it.
+        # there, small in the photo here), with the local threshold's neighbourhood of the
+        # squares' size there, and as the last of work_sides does, which still stretches the
+        # contrast when a far copy follows it.
         far_copy = far and n == len(sides) - 1
-        here = _locate_at(bgr, side, tuning, stretch=last or (far and n >= len(tuning.work_sides) - 1),
+        here = _locate_at(bgr, side, replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction)
+                          if far_copy else tuning, stretch=last or (far and n >= len(tuning.work_sides) - 1),
                           thick=n == 0 or far_copy)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
         # copy, where more squares show, is asked too. Where the two agree the small one stays
