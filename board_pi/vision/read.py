@@ -33,7 +33,7 @@ from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, islands, lo
 from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
-from board_pi.vision.frames import FrameSourceError, as_bgr
+from board_pi.vision.frames import FrameSourceError, as_bgr, load_photo
 from board_pi.vision.geometry import GRID, PREMIUM_MASK, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
@@ -1058,15 +1058,13 @@ def grid_corners(image: np.ndarray, corners_text: str | None, name: str, scale: 
 def photo_board(path: str | Path, corners_text: str | None) -> tuple[np.ndarray, np.ndarray, float]:
     """A photo to be read (:func:`~board_pi.vision.frames.load_photo`), its grid's corners in it
     (as given, or found: :func:`grid_corners`) and its scale (the photo's pixels per pixel of the
-    image). A photo is decoded reduced; where its grid's squares come out smaller there than the
-    reader's (:data:`SQUARE_PX`), it is decoded again with the pixels they need, or at full size:
+    image). A photo is decoded reduced; where its grid's squares come out smaller there, on
+    average, than the reader's (:data:`SQUARE_PX`), it is decoded again with the pixels they need, or at full size:
     a board standing small in a large photo is read from every pixel the photo has of it.
     Raises :class:`NoBoard`, :class:`ReadError` and :class:`~.frames.FrameSourceError`."""
-    from .frames import load_photo
-
     image, scale = load_photo(path)
     corners = grid_corners(image, corners_text, str(path), scale)
-    square = max(float(np.linalg.norm(corners[i] - corners[(i + 1) % 4])) for i in range(4)) / GRID
+    square = float(np.mean([np.linalg.norm(corners[i] - corners[(i + 1) % 4]) for i in range(4)])) / GRID
     if scale > 1 and square < SQUARE_PX:
         longest = int(np.ceil(max(image.shape[:2]) * SQUARE_PX / square))
         closer, closer_scale = load_photo(path, longest)

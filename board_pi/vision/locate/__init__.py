@@ -5,9 +5,9 @@ The locator is classical OpenCV, no learning:
 Each stage is a module of this package, its numbers in :mod:`.tuning`:
 
 1. :mod:`.squares`: on a copy scaled to 640 px (1024 px if that finds little, then, asked to look
-   ``far``, 2048 px in a large photo where the board is small), the grid lines are picked out by a local threshold,
-   once for boards with dark lines and once for boards with light lines; what is left between
-   them are the squares (empty squares, premium squares and tiles alike), found
+   ``far``, 2048 px in a large photo where the board is small), the grid lines are picked out by
+   a local threshold, once for boards with dark lines and once for boards with light lines; what
+   is left between them are the squares (empty squares, premium squares and tiles alike), found
    as small four-sided contours. Where no grid shows, fainter lines are looked for, then lines
    in the colours' saturation (white lines between tinted squares), then lines on a copy whose
    local contrast is stretched (pale editions under glare), and last, squares much smaller than
@@ -239,9 +239,9 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         # squares' size there, and as the last of work_sides does, which still stretches the
         # contrast when a far copy follows it.
         far_copy = far and n == len(sides) - 1
-        here = _locate_at(bgr, side, replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction)
-                          if far_copy else tuning, stretch=last or (far and n >= len(tuning.work_sides) - 1),
-                          thick=n == 0 or far_copy)
+        look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction) if far_copy else tuning
+        stretch = last or (far and n >= len(tuning.work_sides) - 1)
+        here = _locate_at(bgr, side, look, stretch=stretch, thick=n == 0 or far_copy)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
         # copy, where more squares show, is asked too. Where the two agree the small one stays
         # (it was right, and its lines are snapped to as well); where not, the one holding more
@@ -267,10 +267,10 @@ def find_board(image: np.ndarray, tuning: FinderTuning = TUNING, far: bool = Fal
 
     The corners come ordered as the board is seen upright (see :class:`BoardLocation`); the turn
     is read from the tiles' point values, and is 0 with ``orientation_confidence`` 0 on a board
-    with no tiles. ``far``: the board may stand small in a large photo (a photo read or
-    calibrated from once, not a table's frames followed one after another): it is looked for in
-    a larger working copy too (``tuning.far_side``), and a photo with no board takes longer to
-    give up on.
+    with no tiles. ``far``: the board may stand small in a large photo (a photo read once, as
+    ``board-pi read``, ``enrol`` and ``label`` read them; not a table's frames, followed one
+    after another): it is looked for in a larger working copy too (``tuning.far_side``), and a
+    photo with no board takes longer to give up on.
     """
     bgr = as_bgr(image)
     gray = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
