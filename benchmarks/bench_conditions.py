@@ -14,8 +14,8 @@ operations. Noise is drawn from a fixed seed, so every run reads the same pictur
 Usage: ``python benchmarks/bench_conditions.py [CONDITION ...]`` (all of them by default, about
 5 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
 number after a name is degrees turned, the top edge's percent shorter, percent of the light
-left in a shadow, pixels of blur or shake, levels of light added, times as far). Skips when ../shared/data is
-absent.
+left in a shadow, pixels of blur or shake, levels of light added, times as far). Skips when
+../shared/data is absent.
 """
 
 from __future__ import annotations
@@ -112,30 +112,44 @@ def narrow(width: int) -> Callable[[Image], Image]:
 
 
 
+def on_a_table(im: Image, times: int) -> Image:
+    """The photo off the middle of a table ``times`` its size each way (a plain cloth, a fixed seed)."""
+    h, w = im.shape[:2]
+    rng = np.random.default_rng(4)
+    cloth = np.float32([70, 95, 60]) + rng.normal(0, 10, (times * h // 8, times * w // 8, 1)).astype(np.float32)
+    out = cv2.resize(np.clip(cloth, 0, 255).astype(np.uint8), (times * w, times * h), interpolation=cv2.INTER_LINEAR)
+    y, x = (times * h - h) // 3, (times * w - w) // 2
+    out[y:y + h, x:x + w] = im
+    return out
+
+
 def farther(times: int) -> Callable[[Image], Image]:
-    """Seen from ``times`` as far by a camera of ``times`` the pixels each way: the photo off the
-    middle of a table ``times`` its size (a plain cloth, a fixed seed), then reduced as
-    ``board-pi read`` decodes a photo (halved while still at least ``PHOTO_SIDE`` long). The
-    board keeps its pixels, at most halved; the frame around it grows."""
+    """Seen from ``times`` as far by a camera of ``times`` the pixels each way: the photo on a
+    table ``times`` its size, then reduced as ``board-pi read`` decodes a photo (halved while
+    still at least ``PHOTO_SIDE`` long). The board keeps its pixels, at most halved; the frame
+    around it grows."""
     def change(im: Image) -> Image:
-        h, w = im.shape[:2]
-        rng = np.random.default_rng(4)
-        cloth = np.float32([70, 95, 60]) + rng.normal(0, 10, (times * h // 8, times * w // 8, 1)).astype(np.float32)
-        out = cv2.resize(np.clip(cloth, 0, 255).astype(np.uint8), (times * w, times * h), interpolation=cv2.INTER_LINEAR)
-        y, x = (times * h - h) // 3, (times * w - w) // 2
-        out[y:y + h, x:x + w] = im
+        out = on_a_table(im, times)
         while max(out.shape[:2]) // 2 >= PHOTO_SIDE:
             out = cv2.resize(out, (out.shape[1] // 2, out.shape[0] // 2), interpolation=cv2.INTER_AREA)
         return out
     return change
 
+
+def distant(times: int) -> Callable[[Image], Image]:
+    """Seen from ``times`` as far by the same camera: the photo on a table ``times`` its size,
+    brought back to the photo's own size (the board with a ``times``-th of its pixels each way)."""
+    def change(im: Image) -> Image:
+        return cv2.resize(on_a_table(im, times), (im.shape[1], im.shape[0]), interpolation=cv2.INTER_AREA)
+    return change
+
 CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "none": lambda im: im,
     "turned-15": turned(15), "turned-35": turned(35),
-    "slant-24": slanted(0.12), "slant-44": slanted(0.22),
+    "slant-24": slanted(0.12), "slant-44": slanted(0.22), "slant-60": slanted(0.3),
     "warm": lambda im: np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8),
     "dim": dim,
-    "640px": narrow(640), "farther-2": farther(2), "farther-3": farther(3),
+    "640px": narrow(640), "farther-2": farther(2), "farther-3": farther(3), "distant-2": distant(2),
     "jpeg-30": jpeg(30),
     "shadow-55": shadow(0.55), "shadow-70": shadow(0.7),
     "vignette": vignette,

@@ -29,8 +29,13 @@ class FinderTuning:
     (``find_board(..., far=True)``: a phone's photo of the whole table, where a board a fifth of
     the frame's height leaves squares of 10 pixels at 1024). Not for a table's frames, followed
     one after another: there a frame with no board in it is given up on quickly."""
-    far_from_px: int = 1600
-    """That copy is made only of images at least this long (of smaller ones it adds little)."""
+    far_from_px: int = 1200
+    """That copy is made only of images at least this long: of a 1280-pixel photo it is the photo
+    itself (squares of 16 pixels there were 13 at 1024, too few with the threshold's
+    neighbourhood of the other copies); smaller images are seen whole at 1024 already. The 30
+    tuning photos (1280 pixels, or 2500 and more) each put in the middle of a table twice their
+    size and brought back to 1280 pixels: 18 found at 1600, 30 at 1200; seen at a slant, the
+    top edge 60% shorter: 27 and 30."""
     far_threshold_block_fraction: float = 1 / 120
     """The local threshold's neighbourhood in that copy, as a fraction of its longest side: as
     large in pixels as at 1024 (``threshold_block_fraction``), since the board's squares there
