@@ -25,10 +25,11 @@ class FinderTuning:
     """A grid found with fewer of its squares seen than this share is looked for in the larger
     copy too (a lattice seen in part may be fitted askew); the one holding more squares is kept."""
     far_side: int = 2048
-    """Longest side of one more copy, looked in when the board may stand small in a large photo
-    (``find_board(..., far=True)``: a phone's photo of the whole table, where a board a fifth of
-    the frame's height leaves squares of 10 pixels at 1024). Not for a table's frames, followed
-    one after another: there a frame with no board in it is given up on quickly."""
+    """Longest side of one more copy (the image itself when smaller), looked in when the board
+    may stand small in a photo (``find_board(..., far=True)``: a phone's photo of the whole
+    table, where a board a fifth of the frame's height leaves squares of 10 pixels at 1024).
+    Not for a table's frames, followed one after another: there a frame with no board in it is
+    given up on quickly."""
     far_from_px: int = 1200
     """That copy is made only of images at least this long: of a 1280-pixel photo it is the photo
     itself (squares of 16 pixels there were 13 at 1024, too few with the threshold's
