@@ -1,5 +1,6 @@
 """Reading real photos under conditions the real sets do not show: turned, at a slant, in warm,
-dim or uneven light, small, far, compressed, out of focus, shaken, and under a lamp's reflection.
+dim or uneven light, small, far, compressed, out of focus, shaken, under a lamp's reflection, and
+through a lens that bends straight lines.
 
 Each of the real **tuning** photos (tests/data/real_split.json: the 2015 game's up to 170248 and
 declanfinerty's boards 001-003; never the held-out ones) is changed as a club's camera or a
@@ -14,7 +15,8 @@ operations. Noise is drawn from a fixed seed, so every run reads the same pictur
 Usage: ``python benchmarks/bench_conditions.py [CONDITION ...]`` (all of them by default, about
 5 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
 number after a name is degrees turned, the top edge's percent shorter, percent of the light
-left in a shadow, pixels of blur or shake, levels of light added, times as far). Skips when
+left in a shadow, pixels of blur or shake, levels of light added, times as far, percent a
+lens bends the long side's edge in or out). Skips when
 ../shared/data is absent.
 """
 
@@ -143,6 +145,23 @@ def distant(times: int) -> Callable[[Image], Image]:
         return cv2.resize(on_a_table(im, times), (im.shape[1], im.shape[0]), interpolation=cv2.INTER_AREA)
     return change
 
+
+def bent(share: float) -> Callable[[Image], Image]:
+    """Seen through a lens that bends straight lines: each point drawn from ``1 + share * r**2``
+    times its distance from the photo's middle (``r`` in halves of the long side), so that
+    ``share`` > 0 is a wide lens's barrel (the edges pulled in by ``share`` at the long side's
+    edge) and ``share`` < 0 a pincushion."""
+    def change(im: Image) -> Image:
+        h, w = im.shape[:2]
+        yy, xx = np.mgrid[:h, :w].astype(np.float32)
+        half = max(w, h) / 2
+        x, y = (xx - w / 2) / half, (yy - h / 2) / half
+        f = 1 + share * (x * x + y * y)
+        return cv2.remap(im, x * f * half + w / 2, y * f * half + h / 2, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    return change
+
+
 CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "none": lambda im: im,
     "turned-15": turned(15), "turned-35": turned(35),
@@ -158,6 +177,7 @@ CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "shaken-5": shaken(5), "shaken-9": shaken(9),
     "reflection-60": reflection(60, 0.12, 0.10), "reflection-120": reflection(120, 0.12, 0.10),
     "spot-200": reflection(200, 0.04, 0.03), "streak-150": reflection(150, 0.3, 0.02),
+    "barrel-5": bent(0.05), "barrel-10": bent(0.1), "pincushion-5": bent(-0.05),
 }
 
 
