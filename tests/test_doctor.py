@@ -127,6 +127,22 @@ def test_camera_on_a_real_photo(shared_data: Path) -> None:
     assert "board found" in r.detail
 
 
+def test_camera_showing_the_board_small_says_so(tmp_path: Path) -> None:
+    # A camera hung too high: the board a quarter of the frame's height, its squares 15 pixels.
+    # A table cannot follow it; the doctor says it is there and too small, not that it is missing.
+    pytest.importorskip("board_pi.vision.frames")
+    pytest.importorskip("board_pi.vision.locate")
+    import cv2
+
+    from tests.vision.drawn_boards import DrawnBoard, photograph, some_tiles
+
+    scene = photograph(DrawnBoard(tiles=some_tiles(1)), size=(1280, 960), fill=0.3, tilt=20, spin=7, seed=1)
+    cv2.imwrite(str(tmp_path / "high.png"), scene.image)
+    r = doctor.check_camera(parse_config(f'[camera]\nsource = "{tmp_path / "high.png"}"\n'), timeout=60)
+    assert r.status == FAIL, r.detail
+    assert "the board is in it but small (squares of 15 pixels)" in r.detail and "lower the camera" in r.fix
+
+
 def test_camera_synthetic(tmp_path: Path) -> None:
     pytest.importorskip("board_pi.vision.frames")
     pytest.importorskip("board_pi.vision.locate")

@@ -162,6 +162,9 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
             outcome["capture_s"] = time.monotonic() - t0
             outcome["shape"] = getattr(frame, "shape", None)
             outcome["board"] = locate.find_board(frame)
+            if _board_missing(outcome["board"]):
+                # Looked for as a photo is: a board too small in the frame for a table to follow.
+                outcome["far"] = locate.find_board(frame, far=True)
         except Exception as e:  # any camera or vision error becomes a report line
             outcome["error"] = f"{type(e).__name__}: {e}"
 
@@ -176,6 +179,15 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
                       "check the cable and camera.source; `rpicam-hello` tests the Pi camera on its own")
     shape = outcome.get("shape")
     size = f"{shape[1]}x{shape[0]}" if shape is not None and len(shape) >= 2 else "a frame"
+    far = outcome.get("far")
+    if _board_missing(outcome.get("board")) and not _board_missing(far):
+        corners = far.corners
+        square = sum(float(((corners[i] - corners[(i + 1) % 4]) ** 2).sum()) ** 0.5 for i in range(4)) / 4 / 15
+        return Result("camera", FAIL, f"captured {size} from {cfg.camera.source!r}: the board is in it but small "
+                      f"(squares of {square:.0f} pixels), and a table follows the board only where it fills most "
+                      "of the frame",
+                      "lower the camera or zoom in until the board fills most of the frame (docs/camera-and-"
+                      "calibration.md, where to put the camera); then run the doctor again")
     if _board_missing(outcome.get("board")):
         return Result("camera", FAIL, f"captured {size} from {cfg.camera.source!r}, but no board found in it",
                       "put the board fully in view (see docs/hardware.md for the camera height), light it evenly, "
