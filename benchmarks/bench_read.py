@@ -23,7 +23,7 @@ Prints, against issue 4's targets:
   printed); and for a single photo, found and read whichever way up (``board-pi read``);
 - peak memory of this process (target 200 MB), and of one reading a 12-megapixel phone photo as
   `board-pi read` does (decoded at half size; target 200 MB as well), and one of a board standing
-  small in such a photo (found in the finder's largest working copy, read at full size), with
+  small in such a photo (found looking far, in the finder's 2048-pixel copy, read at full size), with
   the time it took.
 
 Usage: ``python benchmarks/bench_read.py [--boards 40]``.
@@ -307,7 +307,7 @@ def main() -> int:
         print(f"peak memory of a process reading one 4032x3024 photo as `board-pi read` does (decoded at half "
               f"size, found, read whichever way up) {float(child.stdout.split()[0]):.0f} MB   (target 200 MB)")
         # The same board standing small on a table photographed whole (a third of the frame's
-        # width): found in the finder's largest working copy, read from the photo at full size.
+        # width): found looking far (the finder's 2048-pixel copy), read from the photo at full size.
         table = np.clip(np.float32([60, 90, 120]) + np.random.default_rng(1).normal(0, 8, (3024, 4032, 1)),
                         0, 255).astype(np.uint8)
         table[1100:1100 + still.image.shape[0], 1500:1500 + still.image.shape[1]] = still.image
@@ -315,8 +315,8 @@ def main() -> int:
         child = subprocess.run([sys.executable, __file__, "--photo-child", str(photo)],
                                capture_output=True, text=True, check=True)
         mb, secs, scale = child.stdout.split()
-        print(f"peak memory of the same for a board a third of the photo's width {float(mb):.0f} MB   (target 200 MB); "
-              f"{1000 * float(secs):.0f} ms, read at scale {scale}")
+        print(f"peak memory of the same for a board a third of the photo's width {float(mb):.0f} MB   "
+              f"(target 200 MB); {1000 * float(secs):.0f} ms, read at scale {scale}")
     return 0
 
 

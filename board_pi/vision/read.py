@@ -1059,9 +1059,9 @@ def photo_board(path: str | Path, corners_text: str | None) -> tuple[np.ndarray,
     """A photo to be read (:func:`~board_pi.vision.frames.load_photo`), its grid's corners in it
     (as given, or found: :func:`grid_corners`) and its scale (the photo's pixels per pixel of the
     image). A photo is decoded reduced; where its grid's squares come out smaller there, on
-    average, than the reader's (:data:`SQUARE_PX`), it is decoded again with the pixels they need, or at full size:
-    a board standing small in a large photo is read from every pixel the photo has of it.
-    Raises :class:`NoBoard`, :class:`ReadError` and :class:`~.frames.FrameSourceError`."""
+    average, than the reader's (:data:`SQUARE_PX`), it is decoded again with the pixels they
+    need, or at full size: a board standing small in a large photo is read from every pixel the
+    photo has of it. Raises :class:`NoBoard`, :class:`ReadError` and :class:`~.frames.FrameSourceError`."""
     image, scale = load_photo(path)
     corners = grid_corners(image, corners_text, str(path), scale)
     square = float(np.mean([np.linalg.norm(corners[i] - corners[(i + 1) % 4]) for i in range(4)])) / GRID

@@ -258,7 +258,7 @@ def test_command_reads_a_phone_photo_with_corners_in_its_own_pixels(tmp_path):
 
 def test_command_reads_a_board_small_in_a_large_photo_from_all_its_pixels(tmp_path):
     # The whole table photographed by a phone, the board a third of the frame's width: found in
-    # the finder's largest working copy of the photo decoded at half size (its squares 22 pixels
+    # the finder's far copy of the photo decoded at half size (its squares 22 pixels
     # there), then read from the photo decoded again at full size (44 pixels). A board filling
     # the photo is read at half size, as before.
     from board_pi.vision.read import photo_board
