@@ -16,8 +16,7 @@ Usage: ``python benchmarks/bench_conditions.py [CONDITION ...]`` (all of them by
 5 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
 number after a name is degrees turned, the top edge's percent shorter, percent of the light
 left in a shadow, pixels of blur or shake, levels of light added, times as far, percent a
-lens bends the long side's edge in or out). Skips when
-../shared/data is absent.
+lens bends the long side's edge in or out). Skips when ../shared/data is absent.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from board_pi.vision.evaluate import evaluate_found, real_boards, real_split  # noqa: E402
-from board_pi.vision.frames import PHOTO_SIDE, load_photo  # noqa: E402
+from board_pi.vision.frames import load_photo, reduction  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.train import load_hand_labelled  # noqa: E402  (needs no torch to import)
 
@@ -113,7 +112,6 @@ def narrow(width: int) -> Callable[[Image], Image]:
     return lambda im: cv2.resize(im, (width, round(width * im.shape[0] / im.shape[1])), interpolation=cv2.INTER_AREA)
 
 
-
 def on_a_table(im: Image, times: int) -> Image:
     """The photo off the middle of a table ``times`` its size each way (a plain cloth, a fixed seed)."""
     h, w = im.shape[:2]
@@ -127,14 +125,13 @@ def on_a_table(im: Image, times: int) -> Image:
 
 def farther(times: int) -> Callable[[Image], Image]:
     """Seen from ``times`` as far by a camera of ``times`` the pixels each way: the photo on a
-    table ``times`` its size, then reduced as ``board-pi read`` decodes a photo (halved while
-    still at least ``PHOTO_SIDE`` long). The board keeps its pixels, at most halved; the frame
-    around it grows."""
+    table ``times`` its size, then reduced as ``board-pi read`` decodes a photo
+    (:func:`~board_pi.vision.frames.reduction`). The board keeps its pixels, at most halved; the
+    frame around it grows."""
     def change(im: Image) -> Image:
         out = on_a_table(im, times)
-        while max(out.shape[:2]) // 2 >= PHOTO_SIDE:
-            out = cv2.resize(out, (out.shape[1] // 2, out.shape[0] // 2), interpolation=cv2.INTER_AREA)
-        return out
+        f = reduction(out.shape[1], out.shape[0])
+        return cv2.resize(out, (out.shape[1] // f, out.shape[0] // f), interpolation=cv2.INTER_AREA)
     return change
 
 

@@ -181,10 +181,8 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
     size = f"{shape[1]}x{shape[0]}" if shape is not None and len(shape) >= 2 else "a frame"
     far = outcome.get("far")
     if _board_missing(outcome.get("board")) and not _board_missing(far):
-        corners = far.corners
-        square = sum(float(((corners[i] - corners[(i + 1) % 4]) ** 2).sum()) ** 0.5 for i in range(4)) / 4 / 15
         return Result("camera", FAIL, f"captured {size} from {cfg.camera.source!r}: the board is in it but small "
-                      f"(squares of {square:.0f} pixels), and a table follows the board only where it fills most "
+                      f"(squares of {far.square_px:.0f} pixels), and a table follows the board only where it fills most "
                       "of the frame",
                       "lower the camera or zoom in until the board fills most of the frame (docs/camera-and-"
                       "calibration.md, where to put the camera); then run the doctor again")

@@ -298,8 +298,9 @@ def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, li
                    played: bool = True) -> dict:
     """Figures with the board found automatically (:func:`~board_pi.vision.locate.find_board`,
     looking ``far`` as for a photo) and read whichever way up it lies
-    (:meth:`Reader.read_upright`), as ``board-pi read`` does without ``--corners``. A board not found counts as 225 squares wrong; ``found`` and
-    ``turned_wrong`` (found, but read a quarter or half turn out: :func:`turned_out`) say which.
+    (:meth:`Reader.read_upright`), as ``board-pi read`` does without ``--corners``. A board not
+    found counts as 225 squares wrong; ``found`` and ``turned_wrong`` (found, but read a quarter
+    or half turn out: :func:`turned_out`) say which.
     ``played``: the photos are of games (rendered boards of strewn tiles are not)."""
     from board_pi.vision.frames import load_image
     from board_pi.vision.locate import find_board

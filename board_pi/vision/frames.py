@@ -206,16 +206,28 @@ def load_photo(path: str | Path, longest: int = PHOTO_SIDE) -> tuple[np.ndarray,
     step after it works on a quarter of the pixels. Coordinates in the photo's own pixels (grid
     corners) are the image's times the scale. Refused as :func:`load_image` refuses.
 
-    >>> load_photo("board.jpg")  # doctest: +SKIP   (a 4032x3024 photo)
+    A 4032x3024 photo:
+
+    >>> load_photo("board.jpg")  # doctest: +SKIP
     (array of shape (1512, 2016, 3), 2.0)
     """
     p = Path(path)
     w, h = check_image(p)
-    f = 1
-    while f < 8 and max(w, h) // (2 * f) >= longest:
-        f *= 2
-    img = _decode(p, _REDUCED[f])
+    img = _decode(p, _REDUCED[reduction(w, h, longest)])
     return img, max(w, h) / max(img.shape[:2])
+
+
+def reduction(width: int, height: int, longest: int = PHOTO_SIDE) -> int:
+    """By how much :func:`load_photo` reduces a photo of this size: 1, 2, 4 or 8, the most that
+    leaves its long side at least ``longest`` pixels.
+
+    >>> reduction(4032, 3024), reduction(1280, 960), reduction(9000, 6000)
+    (2, 1, 4)
+    """
+    f = 1
+    while f < 8 and max(width, height) // (2 * f) >= longest:
+        f *= 2
+    return f
 
 
 class ImageSource(_Source):

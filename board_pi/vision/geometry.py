@@ -40,6 +40,16 @@ def _corners(corners: np.ndarray) -> np.ndarray:
     return np.asarray(corners, np.float32).reshape(4, 2)
 
 
+def square_side(corners: np.ndarray) -> float:
+    """The mean side, in the image's pixels, of a square of the grid whose ``corners`` are given.
+
+    >>> square_side(np.float32([[0, 0], [150, 0], [150, 300], [0, 300]]))
+    15.0
+    """
+    c = _corners(corners)
+    return float(np.mean([np.linalg.norm(c[i] - c[(i + 1) % 4]) for i in range(4)])) / GRID
+
+
 def grid_to_image(corners: np.ndarray) -> np.ndarray:
     """The homography from grid units (0..15, upright) to image pixels."""
     g = np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]])

@@ -34,7 +34,7 @@ from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr, load_photo
-from board_pi.vision.geometry import GRID, PREMIUM_MASK, warp_grid
+from board_pi.vision.geometry import PREMIUM_MASK, square_side, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
 from board_pi.vision.values import cut as value_cut
@@ -1064,7 +1064,7 @@ def photo_board(path: str | Path, corners_text: str | None) -> tuple[np.ndarray,
     photo has of it. Raises :class:`NoBoard`, :class:`ReadError` and :class:`~.frames.FrameSourceError`."""
     image, scale = load_photo(path)
     corners = grid_corners(image, corners_text, str(path), scale)
-    square = float(np.mean([np.linalg.norm(corners[i] - corners[(i + 1) % 4]) for i in range(4)])) / GRID
+    square = square_side(corners)
     if scale > 1 and square < SQUARE_PX:
         longest = int(np.ceil(max(image.shape[:2]) * SQUARE_PX / square))
         closer, closer_scale = load_photo(path, longest)

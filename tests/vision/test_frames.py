@@ -338,3 +338,13 @@ def test_a_16_bit_frame_keeps_its_brightness() -> None:
 def test_what_is_not_an_image_is_a_value_error(bad: object) -> None:
     with pytest.raises(ValueError):
         as_bgr(bad)  # type: ignore[arg-type]
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from board_pi.vision import frames, geometry
+
+    for module in (frames, geometry):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__

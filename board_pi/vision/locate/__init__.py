@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 
 from ..frames import as_bgr
-from ..geometry import GRID, warp_grid
+from ..geometry import GRID, square_side, warp_grid
 from .lattice import find_lattice, grid_window
 from .outline import outline_grids
 from .orientation import order_clockwise, orientation_from_values, tile_orientation_votes
@@ -77,6 +77,11 @@ class BoardLocation:
     confidence: float
     rotation: int
     orientation_confidence: float = 0.0
+
+    @property
+    def square_px(self) -> float:
+        """The mean side of a square of the grid, in the image's pixels."""
+        return square_side(self.corners)
 
     def rotated(self, quarter_turns: int) -> "BoardLocation":
         """The same grid with the board turned a further ``quarter_turns`` x 90 degrees clockwise."""
