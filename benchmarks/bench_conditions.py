@@ -1,6 +1,6 @@
 """Reading real photos under conditions the real sets do not show: turned, at a slant, in warm,
-dim or uneven light, small, far, compressed, out of focus, shaken, under a lamp's reflection, and
-through a lens that bends straight lines.
+dim or uneven light, grainy (a dim room's camera turning its gain up), small, far, compressed,
+out of focus, shaken, under a lamp's reflection, and through a lens that bends straight lines.
 
 Each of the real **tuning** photos (tests/data/real_split.json: the 2015 game's up to 170248 and
 declanfinerty's boards 001-003; never the held-out ones) is changed as a club's camera or a
@@ -15,8 +15,8 @@ operations. Noise is drawn from a fixed seed, so every run reads the same pictur
 Usage: ``python benchmarks/bench_conditions.py [CONDITION ...]`` (all of them by default, about
 5 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
 number after a name is degrees turned, the top edge's percent shorter, percent of the light
-left in a shadow, pixels of blur or shake, levels of light added, times as far, percent a
-lens bends the long side's edge in or out). Skips when ../shared/data is absent.
+left in a shadow, grey levels of noise, pixels of blur or shake, levels of light added, times
+as far, percent a lens bends the long side's edge in or out). Skips when ../shared/data is absent.
 """
 
 from __future__ import annotations
@@ -97,6 +97,15 @@ def dim(im: Image) -> Image:
     return np.clip(255 * (im / 255.0) ** 1.6 * 0.6 + noise, 0, 255).astype(np.uint8)
 
 
+def noisy(sigma: float) -> Callable[[Image], Image]:
+    """A dim room's photo brightened by the camera's gain: darker, with the sensor's noise of
+    ``sigma`` grey levels, independent in each pixel and colour (a fixed seed)."""
+    def change(im: Image) -> Image:
+        noise = np.random.default_rng(5).normal(0, sigma, im.shape)
+        return np.clip(im * 0.7 + noise, 0, 255).astype(np.uint8)
+    return change
+
+
 def vignette(im: Image) -> Image:
     h, w = im.shape[:2]
     yy, xx = np.mgrid[:h, :w]
@@ -164,7 +173,7 @@ CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "turned-15": turned(15), "turned-35": turned(35),
     "slant-24": slanted(0.12), "slant-44": slanted(0.22), "slant-60": slanted(0.3),
     "warm": lambda im: np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8),
-    "dim": dim,
+    "dim": dim, "noisy-12": noisy(12), "noisy-20": noisy(20), "noisy-28": noisy(28),
     "640px": narrow(640), "farther-2": farther(2), "farther-3": farther(3), "distant-2": distant(2),
     "jpeg-30": jpeg(30),
     "shadow-55": shadow(0.55), "shadow-70": shadow(0.7),

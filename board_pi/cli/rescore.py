@@ -45,8 +45,9 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         except FrameSourceError as e:
             return fail(str(e))
     # Each photo decoded when its turn comes and let go after: a game of phone photos takes the
-    # memory of one, not of all of them at once.
-    frames = ((path, load_photo(path)[0]) for path in args.frames)
+    # memory of one, not of all of them at once. All at the size the first one's board needs.
+    longest = _decoded_side(args.frames[0])
+    frames = ((path, load_photo(path, longest)[0]) for path in args.frames)
     try:
         result = rescore(frames, tiles, players, lexicon)
     except (RescoreError, ReadError, FrameSourceError) as e:
@@ -58,3 +59,17 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         for d in result.doubtful:
             print(f"doubtful: {d}", file=sys.stderr)
     return 0
+
+
+def _decoded_side(path: str) -> int:
+    """The long side the photos of a game are decoded at: as ``board-pi read`` decodes the first
+    (:func:`~board_pi.vision.read.photo_board`), with every pixel a board standing small in it
+    needs; where no board is found there, the usual size (rescore then says so)."""
+    from ..vision.frames import PHOTO_SIDE, FrameSourceError
+    from ..vision.read import NoBoard, ReadError, photo_board
+
+    try:
+        image, _, _ = photo_board(path, None)
+    except (NoBoard, ReadError, FrameSourceError):
+        return PHOTO_SIDE
+    return max(image.shape[:2])

@@ -97,12 +97,13 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         raise RescoreError("no frames: give the photo of the board before the first play, then one per press") from None
     reader = reader if reader is not None else Reader(tiles=tiles)
     try:
-        cal = calibrate(first, use_markers=True)
+        # Photos: the board may stand small in them (a phone's photo of the whole table).
+        cal = calibrate(first, use_markers=True, far=True)
     except CalibrationError:
         raise RescoreError(f"{first_name}: no board found in the first frame") from None
     # Each frame is the only one of its press: a board not where it was is looked for at once
     # (a hand-held camera, a board nudged), not waited for as a live camera waits out an arm.
-    eyes = VisionReader(reader=reader, tracker=Tracker(cal, search_after_hidden=1))
+    eyes = VisionReader(reader=reader, tracker=Tracker(cal, search_after_hidden=1, far=True))
     game = Game(list(players), GameRules(tiles=tiles))
     out = Rescored(game, lexicon=lexicon.name if lexicon is not None else "")
     seen = eyes.read(first)

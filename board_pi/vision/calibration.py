@@ -402,8 +402,11 @@ def calibrate(
     rotation: int | None = None,
     use_markers: bool = True,
     camera: dict[str, Any] | None = None,
+    far: bool = False,
 ) -> Calibration:
-    """Make a calibration from one frame: the grid found (or ``corners`` given, upright order).
+    """Make a calibration from one frame: the grid found (or ``corners`` given, upright order;
+    ``far``: looked for as in a photo, where the board may stand small, see
+    :func:`~board_pi.vision.locate.find_board`).
 
     Markers seen in the frame are recorded in grid units, so later frames can place the grid
     from them alone, and every square's appearance (the frame should show the empty board:
@@ -411,7 +414,7 @@ def calibrate(
     :class:`CalibrationError` when no board is found.
     """
     if corners is None:
-        loc = find_board(image)
+        loc = find_board(image, far=far)
         if loc is None:
             raise CalibrationError("no board found in the calibration frame; give its corners instead")
         corners = loc.corners
@@ -473,6 +476,8 @@ class Tracker:
     be seen (hidden, or gone). ``moves`` counts how often it was found again; ``path``, if given,
     is where the calibration is saved again after each move. ``covered`` (15x15 booleans, or
     None) is what the tracker is told of the squares holding tiles: the check leaves them out.
+    ``far``: the board is looked for again as in a photo (it may stand small in the frame);
+    for photos one per press, not a live camera's frames.
     """
 
     #: After this many frames in a row with the grid hidden, look for the board elsewhere: it
@@ -481,8 +486,9 @@ class Tracker:
     SEARCH_AFTER_HIDDEN = 10
 
     def __init__(self, cal: Calibration, path: str | Path | None = None, min_orientation_confidence: float = 0.3,
-                 search_after_hidden: int = SEARCH_AFTER_HIDDEN) -> None:
+                 search_after_hidden: int = SEARCH_AFTER_HIDDEN, far: bool = False) -> None:
         self.calibration = cal
+        self.far = far  # photos, one per press: a board moved is looked for as in a photo
         self.search_after_hidden = search_after_hidden
         self.path = Path(path) if path else None
         self.min_orientation_confidence = min_orientation_confidence
@@ -527,7 +533,7 @@ class Tracker:
         if from_markers is not None and len(known) >= 2 and check(frame, replace(cal, corners=from_markers), self.covered).ok:
             # The markers are fixed to the board, so they carry its orientation too.
             return BoardLocation(from_markers, 1.0, _turn_of(from_markers), 1.0)
-        loc = find_board(frame)
+        loc = find_board(frame, far=self.far)
         if loc is None:
             return None
         if from_markers is not None:

@@ -33,7 +33,7 @@ from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, islands, lo
 from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
-from board_pi.vision.frames import FrameSourceError, as_bgr, load_photo
+from board_pi.vision.frames import FrameSourceError, as_bgr, grain, load_photo
 from board_pi.vision.geometry import PREMIUM_MASK, square_side, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
@@ -146,7 +146,26 @@ def _warp(image: np.ndarray, corners: np.ndarray, square_px: int = SQUARE_PX, pa
         f = 2.0 * target / side
         image = cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
         c = c * f
-    return warp_grid(image, c, square_px, pad)
+    return smoothed(warp_grid(image, c, square_px, pad))
+
+
+GRAIN_FROM = 2.0
+"""The sensor noise (:func:`grain`, grey levels in the rectified board) from which the board is
+smoothed before it is read: a dim room's camera turns its gain up, and the tile model, trained
+on frames with noise of up to about that, reads strong noise on an empty square as a blank tile's
+texture. Chosen on the tuning photos darkened and made noisy (``bench_conditions`` ``noisy-*``);
+the tuning photos as they are lie at or below it."""
+GRAIN_BLUR = 0.25
+"""The smoothing's sigma (pixels of the rectified board) per grey level of noise: no more than
+the lens blur the model was trained with (:data:`GRAIN_BLUR_MAX`)."""
+GRAIN_BLUR_MAX = 1.2
+
+def smoothed(board: np.ndarray) -> np.ndarray:
+    """The rectified ``board`` smoothed as far as its noise asks (:data:`GRAIN_FROM`), else as it is."""
+    noise = grain(board)
+    if noise < GRAIN_FROM:
+        return board
+    return cv2.GaussianBlur(board, (0, 0), min(GRAIN_BLUR_MAX, GRAIN_BLUR * noise))
 
 
 def patches(warped: np.ndarray, squares: Iterable[tuple[int, int]], square_px: int = SQUARE_PX,

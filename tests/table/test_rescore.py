@@ -183,3 +183,34 @@ def test_the_frames_are_taken_one_at_a_time(tmp_path: Path) -> None:
     result = rescore_frames(one_at_a_time(), ENGLISH, ["Ann", "Bob"])
     assert loaded == paths
     assert [(m["position"], m["word"]) for m in result.to_json()["moves"]] == [("8D", "WINDY"), ("7C", "GALE")]
+
+
+def test_a_game_photographed_with_the_whole_table_in_view(tmp_path: Path) -> None:
+    # A phone on a stand photographing the whole table at each press: the board a seventh of a
+    # 12-megapixel photo's width, too small for the finder's usual copies of the photo. The
+    # first photo is calibrated on looking far, and every photo is decoded with the pixels its
+    # board needs, as `board-pi read` decodes one.
+    from board_pi.cli.rescore import _decoded_side
+    from board_pi.vision.calibration import CalibrationError, calibrate
+    from board_pi.vision.frames import load_photo
+
+    plays = ["8D WINDY", "7C GALE"]
+    background = np.random.default_rng(1).normal(0, 8, (3024, 4032, 1))
+    paths = []
+    for i, path in enumerate(frames(tmp_path, boards(plays))):
+        table = np.clip(np.float32([60, 90, 120]) + background, 0, 255).astype(np.uint8)
+        table[1100:1100 + 720, 1500:1500 + 960] = cv2.resize(cv2.imread(path), (960, 720), interpolation=cv2.INTER_AREA)
+        photo = tmp_path / f"table{i:02d}.jpg"
+        cv2.imwrite(str(photo), table, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        paths.append(str(photo))
+    with pytest.raises(CalibrationError):  # the table's own way of looking does not find it
+        calibrate(load_photo(paths[0])[0])
+    # Its squares are 20 pixels in the photo decoded at half size, under the reader's 36: the
+    # photos are decoded whole. (A board filling a photo leaves it decoded as before.)
+    assert _decoded_side(paths[0]) == 4032 and _decoded_side(frames(tmp_path, boards([]))[0]) == 1280
+    r = rescore("--players", "Ann,Bob", "--json", *paths)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert [(m["position"], m["word"], m["score"]) for m in out["moves"]] == [
+        ("8D", "WINDY", 32), ("7C", "GALE", 16)]
+    assert out["doubtful"] == []

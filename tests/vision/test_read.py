@@ -56,6 +56,28 @@ def test_reads_held_out_synthetic_boards(reader):
     assert f["letter_accuracy"] >= 0.96, f
 
 
+def test_a_noisy_frame_is_smoothed_before_it_is_read(reader, monkeypatch):
+    # A dim room's camera turns its gain up: the frame darker, every pixel's colours noisy (far
+    # more than the model was trained with). Smoothed as far as its noise asks, the board reads
+    # about as a clean one; read as it is, the noise turns letters and empty squares into others.
+    import board_pi.vision.read as read_module
+
+    rows = game_like_rows(np.random.default_rng(7000))
+    r = render_board(rows, seed=7000, hand=False)
+    noisy = np.clip(r.image * 0.7 + np.random.default_rng(0).normal(0, 36, r.image.shape), 0, 255).astype(np.uint8)
+    assert read_module.grain(read_module.warp_grid(noisy, r.corners, 36)) > 2 * read_module.GRAIN_FROM
+    assert read_module.grain(read_module.rectified(noisy, r.corners)) < read_module.GRAIN_FROM
+    assert read_module.grain(read_module.rectified(r.image, r.corners)) < read_module.GRAIN_FROM
+    def wrong() -> int:
+        t = Tally()
+        t.add(rows, reader.read(noisy, r.corners).grid, r.occluded)
+        return t.squares - t.squares_right
+    smoothed = wrong()
+    monkeypatch.setattr(read_module, "GRAIN_FROM", float("inf"))  # smoothing switched off
+    as_it_is = wrong()
+    assert smoothed <= 5 and as_it_is >= 3 * max(smoothed, 3), (smoothed, as_it_is)
+
+
 def test_reads_tournament_tiles_light_letters_on_dark(reader):
     # Six tuning boards in tournament tiles (editions.tournament_tiles): the model before the
     # pass of 2026-11-28 read 99.32% of their squares (tiles lettered light on dark read as
@@ -523,7 +545,7 @@ def test_a_square_read_as_committed_is_not_looked_at_again(reader: Reader):
     # board committed as its centred cuts read, the reader reads as it does without looking again.
     from board_pi.vision.read import _warp, patches, row_text
 
-    _, r = _board(25_000_005)
+    _, r = _board(25_000_009)  # (a board with some squares in doubt)
     squares = [(y, x) for y in range(15) for x in range(15)]
     p, _ = reader.run(patches(_warp(r.image, r.corners), squares))
     cells = [reader.classes[k] for k in p.argmax(1)]
