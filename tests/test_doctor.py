@@ -143,6 +143,26 @@ def test_camera_showing_the_board_small_says_so(tmp_path: Path) -> None:
     assert "the board is in it but small (squares of 15 pixels)" in r.detail and "lower the camera" in r.fix
 
 
+def test_camera_giving_grainy_frames_says_so(tmp_path: Path) -> None:
+    # A dim room: the camera turns its gain up, and every pixel's colours are noisy. The board is
+    # still found; the doctor warns and asks for light. The same frame clean passes.
+    pytest.importorskip("board_pi.vision.frames")
+    pytest.importorskip("board_pi.vision.locate")
+    import cv2
+    import numpy as np
+
+    from tests.vision.drawn_boards import DrawnBoard, photograph, some_tiles
+
+    scene = photograph(DrawnBoard(tiles=some_tiles(1)), size=(1280, 960), fill=0.85, tilt=10, spin=3, seed=2)
+    noisy = np.clip(scene.image * 0.7 + np.random.default_rng(0).normal(0, 25, scene.image.shape), 0, 255)
+    cv2.imwrite(str(tmp_path / "clean.png"), scene.image)
+    cv2.imwrite(str(tmp_path / "grainy.png"), noisy.astype(np.uint8))
+    clean = doctor.check_camera(parse_config(f'[camera]\nsource = "{tmp_path / "clean.png"}"\n'), timeout=60)
+    assert clean.status == OK, clean.detail
+    r = doctor.check_camera(parse_config(f'[camera]\nsource = "{tmp_path / "grainy.png"}"\n'), timeout=60)
+    assert r.status == WARN and "board found, but the frame is grainy" in r.detail and "light" in r.fix, r.detail
+
+
 def test_camera_synthetic(tmp_path: Path) -> None:
     pytest.importorskip("board_pi.vision.frames")
     pytest.importorskip("board_pi.vision.locate")

@@ -162,6 +162,9 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
             outcome["capture_s"] = time.monotonic() - t0
             outcome["shape"] = getattr(frame, "shape", None)
             outcome["board"] = locate.find_board(frame)
+            if hasattr(frames, "grain") and getattr(frame, "ndim", 0) >= 2:
+                h, w = frame.shape[:2]
+                outcome["grain"] = frames.grain(frame[h // 4:h - h // 4, w // 4:w - w // 4])
             if _board_missing(outcome["board"]):
                 # Looked for as a photo is: a board too small in the frame for a table to follow.
                 outcome["far"] = locate.find_board(frame, far=True)
@@ -190,7 +193,21 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
         return Result("camera", FAIL, f"captured {size} from {cfg.camera.source!r}, but no board found in it",
                       "put the board fully in view (see docs/hardware.md for the camera height), light it evenly, "
                       "and clear the board edges; then run the doctor again")
+    grain = outcome.get("grain")
+    if grain is not None and grain >= GRAINY_FRAME:
+        return Result("camera", WARN, f"captured {size} from {cfg.camera.source!r}; board found, but the frame is grainy "
+                      f"(noise of {grain:.0f} grey levels): the camera is turning its gain up for want of light",
+                      "light the table better (a lamp over the board, not beside it); the reader smooths grainy frames, "
+                      "but small letters and plain blanks suffer")
     return Result("camera", OK, f"captured {size} from {cfg.camera.source!r} in {outcome['capture_s']:.1f} s; board found")
+
+
+GRAINY_FRAME = 10.0
+"""Sensor noise (grey levels, :func:`board_pi.vision.frames.grain` of the frame's middle half) from
+which the doctor warns: the real photos here measure 1 at most, darkened 3, rendered frames up to
+8. The reader smooths what it reads (:data:`board_pi.vision.read.GRAIN_FROM`), and read the tuning
+photos made grainier still (about 13, then 18) 100% and 99.84%; blanks and small letters are the
+first to suffer."""
 
 
 def _open(open_source: Callable[..., Any], cfg: Config) -> Any:

@@ -170,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     cal.add_argument("--rotation", type=int, choices=(0, 90, 180, 270), help="how the board is turned, clockwise, when the tiles cannot tell")
     cal.add_argument("--out", default="calibration/board.json", metavar="FILE.json", help="where to save the profile")
     cal.add_argument("--no-markers", action="store_true", help="ignore ArUco markers in the frame")
+    cal.add_argument("--no-lens", action="store_true",
+                     help="do not measure the lens's bend (a frame of the empty board measures it; straight lines bowed by a wide lens)")
     cal.add_argument("--print-markers", metavar="DIR", help="write the four ArUco marker images to DIR, to print")
     cal.set_defaults(handler=_lazy("board_pi.cli.vision", "cmd_calibrate"))
 

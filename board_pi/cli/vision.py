@@ -121,13 +121,17 @@ def cmd_calibrate(args: Any) -> int:
         why = getattr(src, "last_error", "")
         raise UsageError(f"{args.source} gave no frame" + (f" ({why})" if why else ""))
     try:
-        cal = calibrate(frame, corners=corners, rotation=args.rotation, use_markers=not args.no_markers, camera=camera)
+        cal = calibrate(frame, corners=corners, rotation=args.rotation, use_markers=not args.no_markers, camera=camera,
+                        lens=not getattr(args, "no_lens", False))
     except CalibrationError as e:
         raise UsageError(str(e)) from None
     path = save(cal, args.out)
     c = " ".join(f"({x:.1f}, {y:.1f})" for x, y in cal.corners.tolist())
     print(f"grid corners (A1 first, clockwise): {c}")
     print(f"turned {cal.rotation} degrees; frame {cal.frame_size[0]}x{cal.frame_size[1]}")
+    if cal.bend:
+        print(f"lens: {'barrel' if cal.bend > 0 else 'pincushion'}, bend {cal.bend:+.3f}; frames are straightened "
+              "by it (the corners above are the straightened frame's)")
     print(f"markers: {', '.join(map(str, sorted(cal.markers))) if cal.markers else 'none'}")
     print(f"grid lines on the predicted lines: {cal.reference['lines']:.0%}; premium layout match {cal.reference['premium']:.2f}")
     print(f"saved {path}")

@@ -144,7 +144,12 @@ class TableFacade:
 
     def camera_view(self) -> CameraView:
         t = self._table
-        return CameraView(t.last_frame, t.last_reading, t.settings.doubt_below)
+        frame = t.last_frame
+        # The grid's corners are the straightened frame's where the camera's lens was measured.
+        straightened = getattr(t.reader, "straightened", None)
+        if frame is not None and callable(straightened):
+            frame = straightened(frame)
+        return CameraView(frame, t.last_reading, t.settings.doubt_below)
 
     # -- commands --------------------------------------------------------------------------
 

@@ -140,6 +140,7 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
 
 def _turn_upright(eyes: VisionReader, reader: Any, image: np.ndarray) -> None:
     """The first tiles say which way up the board is (an empty board looks the same all four ways)."""
+    image = eyes.straightened(image)
     corners = eyes.corners_for(image)
     if corners is None:
         return

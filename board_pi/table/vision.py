@@ -77,7 +77,8 @@ class VisionReader:
         self.last_corners: np.ndarray | None = None
 
     def corners_for(self, frame: np.ndarray) -> np.ndarray | None:
-        """The grid's corners in this frame, upright order; None when the board cannot be seen."""
+        """The grid's corners in this frame (:meth:`straightened` already), upright order; None
+        when the board cannot be seen."""
         self.stats.frames += 1
         corners: np.ndarray | None = None
         if self.tracker is not None:
@@ -117,11 +118,9 @@ class VisionReader:
         from ..vision.calibration import held_to
         from ..vision.locate import nearest_turn
 
-        if self._ref_grid is None:
-            return corners
-        placed = [(r, c) for r in range(N) for c in range(N) if self._ref_grid[r][c] != "."]
+        placed = [] if self._ref_grid is None else [(r, c) for r in range(N) for c in range(N) if self._ref_grid[r][c] != "."]
         if len(placed) < 3:
-            return corners
+            return self._turn_by_the_tiles_on_it(frame, corners, before)
         placed = placed[:40]
 
         def agreement(c: np.ndarray) -> int:
@@ -149,6 +148,28 @@ class VisionReader:
         if k:  # saved too: after a restart the first frames are read the right way round
             self.tracker.keep(replace(cal, corners=candidates[k], rotation=(cal.rotation + 90 * k) % 360))
         return candidates[k]
+
+    def _turn_by_the_tiles_on_it(self, frame: np.ndarray, corners: np.ndarray, before: Any) -> np.ndarray:
+        """Too few tiles committed to say which way round the board found again lies (a table
+        started on a board with tiles on it, or tiles down before the first press): the tiles on
+        it now say, read at all four turns (:meth:`~board_pi.vision.read.Reader.read_upright`);
+        where they cannot tell, it keeps the turn nearest the old grid's (at most nudged). Not the
+        finder's own claim from the tiles' point values, which is wrong far more often."""
+        from dataclasses import replace
+
+        from ..vision.locate import nearest_turn
+
+        cal = self.tracker.calibration
+        k = nearest_turn(corners, np.asarray(before.corners, np.float32).reshape(4, 2))
+        read_upright = getattr(self.reader, "read_upright", None)
+        if callable(read_upright):
+            turn = getattr(read_upright(frame, np.roll(corners, -k, axis=0).astype(np.float32)), "turn", None)
+            if turn is not None and turn.decided:
+                k = (k + turn.degrees // 90) % 4
+        if k:
+            self.tracker.keep(replace(cal, corners=np.roll(corners, -k, axis=0).astype(np.float32),
+                                      rotation=(cal.rotation + 90 * k) % 360))
+        return np.roll(corners, -k, axis=0).astype(np.float32)
 
     @staticmethod
     def _look(w: np.ndarray) -> np.ndarray:
@@ -190,7 +211,17 @@ class VisionReader:
         with self._using:
             return self._read(frame)
 
+    def straightened(self, frame: np.ndarray) -> np.ndarray:
+        """The frame as the calibration sees it: straightened by the camera lens's bend where the
+        calibration measured one (:mod:`~board_pi.vision.lens`), else as it is. The corners the
+        table finds, and the frames it reads, are the straightened frame's."""
+        cal = getattr(self.tracker, "calibration", None)
+        if cal is None or not getattr(cal, "bend", 0.0):
+            return frame
+        return cal.lens.straighten(frame)
+
     def _read(self, frame: np.ndarray) -> BoardReading | None:
+        frame = self.straightened(frame)
         corners = self.corners_for(frame)
         if corners is None:
             return None

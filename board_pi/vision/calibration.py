@@ -33,7 +33,10 @@ from board_pi.files import write_json
 from board_pi.vision.frames import as_bgr
 from board_pi.vision.geometry import GRID, PREMIUM_MASK, grid_to_image, warp_grid
 from board_pi.vision.empty import EmptyLook
+from board_pi.vision.lens import MAX_BEND, Lens
 from board_pi.vision.locate import BoardLocation, find_board, nearest_turn
+from board_pi.vision.locate.refine import line_pieces
+from board_pi.vision.locate.tuning import TUNING
 from board_pi.vision.read import empty_look
 
 FORMAT_VERSION = 1
@@ -61,6 +64,7 @@ class Calibration:
     ``reference``: the check's scores on the calibration frame, which later frames are held to.
     ``empty``: every square's appearance on the calibration frame of the empty board, under the
     table's light (the reader weighs blank tiles against empty squares by it), or None.
+    ``bend``: the camera lens's bend (:class:`~board_pi.vision.lens.Lens`), 0 for none.
     """
 
     corners: np.ndarray
@@ -71,6 +75,13 @@ class Calibration:
     reference: dict[str, float] = field(default_factory=dict)
     created: str = ""
     empty: EmptyLook | None = None
+    bend: float = 0.0
+
+    @property
+    def lens(self) -> Lens:
+        """The camera's lens (:mod:`~board_pi.vision.lens`): frames are straightened by it before
+        they are checked or read, and ``corners`` are in the straightened frame's pixels."""
+        return Lens(self.bend, self.frame_size)
 
     @property
     def location(self) -> BoardLocation:
@@ -92,6 +103,7 @@ class Calibration:
             "camera": self.camera,
             "reference": self.reference,
             "empty": None if self.empty is None else self.empty.to_json(),
+            "lens": {"bend": round(float(self.bend), 4)} if self.bend else None,
         }
 
     @classmethod
@@ -156,8 +168,14 @@ class Calibration:
                 empty = EmptyLook.from_json(data["empty"])
             except ValueError as e:
                 raise bad(str(e)) from None
+        bend = 0.0
+        lens = data.get("lens")
+        if lens is not None:
+            if not (isinstance(lens, dict) and number(lens.get("bend")) and abs(lens["bend"]) <= MAX_BEND):
+                raise bad(f"lens must be {{\"bend\": a number from -{MAX_BEND} to {MAX_BEND}}}")
+            bend = float(lens["bend"])
         return cls(corners, rotation, frame_size, markers, camera,
-                   {str(k): float(v) for k, v in reference.items()}, str(data.get("created", ""))[:64], empty)
+                   {str(k): float(v) for k, v in reference.items()}, str(data.get("created", ""))[:64], empty, bend)
 
 
 def save(cal: Calibration, path: str | Path) -> Path:
@@ -403,16 +421,26 @@ def calibrate(
     use_markers: bool = True,
     camera: dict[str, Any] | None = None,
     far: bool = False,
+    lens: bool = False,
 ) -> Calibration:
     """Make a calibration from one frame: the grid found (or ``corners`` given, upright order;
     ``far``: looked for as in a photo, where the board may stand small, see
-    :func:`~board_pi.vision.locate.find_board`).
+    :func:`~board_pi.vision.locate.find_board`). With ``lens``, the bend of the camera's lens is
+    measured first (:func:`measure_bend`) and the frame straightened by it: the corners given
+    are in the frame's own pixels, those kept in the straightened frame's.
 
     Markers seen in the frame are recorded in grid units, so later frames can place the grid
     from them alone, and every square's appearance (the frame should show the empty board:
     a square with something on it is told by its colour and left out). Raises
     :class:`CalibrationError` when no board is found.
     """
+    bend = 0.0
+    if lens:
+        bend = measure_bend(image, corners)
+        straight = Lens(bend, (image.shape[1], image.shape[0]))
+        image = straight.straighten(image)
+        if corners is not None:
+            corners = straight.straight(np.asarray(corners, np.float32).reshape(4, 2))
     if corners is None:
         loc = find_board(image, far=far)
         if loc is None:
@@ -442,7 +470,65 @@ def calibrate(
         reference=_reference(fit),
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         empty=empty_look(image, corners),
+        bend=bend,
     )
+
+
+#: The bends a lens is measured among: from -LENS_MOST to LENS_MOST, LENS_STEP apart. A bend is
+#: kept where the grid's lines lie nearer where predicted by LENS_GAIN of a square, on average,
+#: than with none; bends within LENS_TIE of the best fit as well.
+LENS_MOST = 0.3
+LENS_STEP = 0.025
+LENS_GAIN = 0.01
+LENS_TIE = 0.002
+#: The side of the working copy a bend is measured on (the bend does not depend on the size).
+LENS_WORK_SIDE = 960
+
+
+def measure_bend(image: np.ndarray, corners: np.ndarray | None = None) -> float:
+    """The bend of the camera's lens (:class:`~board_pi.vision.lens.Lens`), measured on a frame
+    of the empty board, or 0 where the board's lines are straight enough already.
+
+    Each bend tried straightens the frame, the board is found in it (or, where it is not,
+    ``corners`` given are carried over), and the pieces of its 16 + 16 lines are looked for
+    about where one homography puts them (:func:`~board_pi.vision.locate.refine.line_pieces`):
+    how far off they lie, on average, a piece not found counting as far as was looked. Through
+    the right bend every line lies where predicted; through a wrong one the lines at the board's
+    edges bow off. Of several bends that fit equally, the middle one. About two seconds here.
+    """
+    bgr = as_bgr(image)
+    h, w = bgr.shape[:2]
+    f = min(1.0, LENS_WORK_SIDE / max(w, h))
+    small = cv2.resize(bgr, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA) if f < 1 else bgr
+    size = (small.shape[1], small.shape[0])
+    given = None if corners is None else np.asarray(corners, np.float32).reshape(4, 2) * np.float32(
+        [size[0] / w, size[1] / h])
+    bends = np.round(np.arange(-LENS_MOST, LENS_MOST + LENS_STEP / 2, LENS_STEP), 4)
+    every = 2 * (GRID + 1) * TUNING.refine_pieces
+    scores = []
+    for bend in bends:
+        lens = Lens(float(bend), size)
+        seen = lens.straighten(small)
+        loc = find_board(seen)
+        grid = loc.corners if loc is not None else (None if given is None else lens.straight(given))
+        if grid is None:
+            scores.append(TUNING.refine_search)
+            continue
+        ideal, found = line_pieces(cv2.cvtColor(seen, cv2.COLOR_BGR2GRAY), grid)
+        off = np.abs(found - ideal).sum(axis=1) / TUNING.refine_square_px  # in squares, across each line
+        scores.append((float(off.sum()) + TUNING.refine_search * (every - len(off))) / every)
+    score = np.array(scores)
+    best = int(score.argmin())
+    none = int(np.flatnonzero(bends == 0)[0])
+    if score[none] - score[best] < LENS_GAIN:
+        return 0.0
+    # The run of bends fitting as well as the best, about it: its middle.
+    lo = hi = best
+    while lo > 0 and score[lo - 1] <= score[best] + LENS_TIE:
+        lo -= 1
+    while hi < len(bends) - 1 and score[hi + 1] <= score[best] + LENS_TIE:
+        hi += 1
+    return float(round((bends[lo] + bends[hi]) / 2, 4))
 
 
 def _reference(fit: GridFit) -> dict[str, float]:
@@ -514,7 +600,8 @@ class Tracker:
             return None
         new = calibrate(frame, loc.corners, loc.rotation, use_markers=False, camera=cal.camera)
         # The empty board's appearance stays the one seen before the tiles went down.
-        self.keep(replace(new, markers=cal.markers or new.markers, empty=cal.empty or new.empty))
+        # (The frame was straightened by the lens already: the bend stays the one measured.)
+        self.keep(replace(new, markers=cal.markers or new.markers, empty=cal.empty or new.empty, bend=cal.bend))
         self.moves += 1
         return self.calibration.location
 

@@ -102,6 +102,31 @@ def test_tiles_that_cannot_tell_do_not_turn_the_board() -> None:
         assert np.abs(tracker.calibration.corners - corners).max() < 1.0 and tracker.calibration.rotation == 0
 
 
+def test_a_table_started_on_a_board_with_tiles_on_it_reads_it_the_right_way_round() -> None:
+    # Calibrated on the empty board, the table is started (or restarted) with a game's middle on
+    # the board: the tiles change what the check sees, and the board is looked for again. Nothing
+    # is committed yet to say which way round it lies, and the finder's own claim, from the
+    # tiles' point values, is a quarter turn: the tiles read at all four turns say it is upright.
+    from board_pi.vision.evaluate import Tally
+    from board_pi.vision.locate import find_board
+    from tests.vision.game_boards import boards_of_the_bundled_game
+
+    rows = boards_of_the_bundled_game()[22]
+    seed = 50_000_004
+    style = random_style(np.random.default_rng(seed))
+    empty, played = (render_board(r, seed=seed + n, hand=False, style=style, pose_seed=seed, fill=(0.7, 0.85), tilt=12)
+                     for n, r in ((0, EMPTY), (1, rows)))
+    cal = calibrate(empty.image, empty.corners, rotation=0, use_markers=False)
+    assert find_board(played.image).rotation != 0  # the finder's claim: turned
+    tracker = Tracker(cal)
+    reading = VisionReader(tracker=tracker).read(played.image)
+    assert tracker.moves == 1  # the alarm was raised and the board found again
+    assert np.abs(tracker.calibration.corners - empty.corners).max() < 3 and tracker.calibration.rotation == 0
+    t = Tally()
+    t.add(rows, reading.grid, None)
+    assert t.squares_right >= 223, reading.grid
+
+
 def test_a_false_alarm_is_raised_once_not_at_every_frame() -> None:
     # Calibrated on the empty board; a board filling with tiles covers premium squares and puts
     # tile edges beside the lines, and the check, held to the empty board, may say "moved". Here

@@ -179,6 +179,9 @@ def test_no_board_no_calibration() -> None:
         ('{"version": 1, "frame_size": [640, 480], "rotation": 1e400, "corners": [[0,0],[9,0],[9,9],[0,9]]}', "rotation must be"),
         ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],["a","b"]]}', "four"),
         ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": 7}', "four"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "lens": {"bend": 2}}', "lens must be"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "lens": 0.1}', "lens must be"),
+        ('{"version": 1, "frame_size": [640, 480], "rotation": 0, "corners": [[0,0],[9,0],[9,9],[0,9]], "lens": {"bend": NaN}}', "lens must be"),
         ('{"version": ' + "9" * 5000 + "}", "not a calibration"),
         ("[" * 100_000 + "]" * 100_000, "not a calibration"),
         ("", "not valid JSON"),
@@ -354,3 +357,49 @@ def test_a_new_light_on_a_board_at_rest_is_not_taken_for_a_move() -> None:
                 moved = cv2.warpAffine(image, move, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REPLICATE)
                 assert check(moved, cal, committed).reason == "moved", (n, how)
         committed = np.array([[t != "." for t in row] for row in rows])
+
+
+def _through_a_lens(image: np.ndarray, bend: float) -> np.ndarray:
+    """The frame as a lens of ``bend`` would draw it: each pixel from ``1 + bend * r**2`` times its
+    distance from the middle (``r`` in halves of the longer side); > 0 a wide lens's barrel."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[:h, :w].astype(np.float32)
+    half = max(w, h) / 2
+    x, y = (xx - w / 2) / half, (yy - h / 2) / half
+    f = 1 + bend * (x * x + y * y)
+    return cv2.remap(image, x * f * half + w / 2, y * f * half + h / 2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+@pytest.mark.parametrize("seed, bend", [(13, -0.1), (15, 0.3), (14, 0.0)])
+def test_a_lens_that_bends_lines_is_measured_on_the_empty_board_and_undone(tmp_path: Path, seed: int, bend: float) -> None:
+    # A camera close over the table through a wide lens (a barrel: 0.3 pulls the middle of the
+    # long side's edge in by 30%) or a long one (a pincushion), the board filling the frame: one
+    # homography misplaces the squares at its edges. Calibrated on the empty board with the lens
+    # measured, the table straightens each frame and reads the board whole.
+    from board_pi.table.vision import VisionReader
+    from board_pi.vision.evaluate import Tally
+    from board_pi.vision.read import Reader
+    from board_pi.vision.render import random_style, render_board
+
+    rows = ["...............", "...............", "..QUIZ.........", "...............", "....JOKED......",
+            "........A......", "........X......", "...BLOWZY......", "........E......", "........S......",
+            "...............", "..........HI...", "...............", "VEXT.........AB", "..............Y"]
+    style = random_style(np.random.default_rng(seed))
+    empty, played = (_through_a_lens(render_board(r, seed=seed + k, hand=False, style=style, pose_seed=seed,
+                                                  fill=(0.85, 0.95), effects=False).image, bend)
+                     for k, r in ((0, ["." * 15] * 15), (100, rows)))
+    cal = calibrate(empty, lens=True, use_markers=False)
+    assert abs(cal.bend - bend) <= 0.05, cal.bend
+    assert load(save(cal, tmp_path / "c.json")).bend == cal.bend
+    reader = Reader()
+
+    def right(c: Calibration) -> int:
+        t = Tally()
+        t.add(rows, VisionReader(reader=reader, tracker=Tracker(c)).read(played).grid, None)
+        return t.squares_right
+
+    with_lens = right(cal)
+    assert with_lens >= 222, with_lens
+    if bend:
+        straight = calibrate(empty, use_markers=False)  # the lens not measured: lines taken as straight
+        assert straight.bend == 0 and right(straight) <= with_lens - 5

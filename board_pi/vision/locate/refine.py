@@ -26,10 +26,36 @@ def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = 
     are found near where ``corners`` put them, or they do not agree on one grid."""
     square_px = tuning.refine_square_px
     m = square_px
-    side = GRID * square_px + 2 * m
     g = float(GRID * square_px)
     H = top_down_homography(corners, square_px, m)
     dst = np.array([[m, m], [m + g, m], [m + g, m + g], [m, m + g]], np.float32)
+    ideal_pts, seen_pts = line_pieces(gray, corners, tuning)
+    if len(ideal_pts) < tuning.refine_min_points:
+        return None
+    # Each piece measures one coordinate (across its line); the other is taken as it stands,
+    # which is right to well within the search window.
+    Hc, inl = cv2.findHomography(ideal_pts, seen_pts, cv2.RANSAC, square_px * tuning.refine_inlier)
+    if Hc is None or int(inl.sum()) < tuning.refine_min_inliers:
+        return None
+    in_top = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hc).reshape(-1, 2)
+    out = cv2.perspectiveTransform(in_top.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
+    # A refinement that moves a corner by more than a third of a square found something else.
+    sq = float(np.linalg.norm(corners[1] - corners[0])) / GRID
+    if float(np.linalg.norm(out - corners, axis=1).max()) > tuning.refine_max_move * sq:
+        return None
+    return out.astype(np.float32)
+
+
+def line_pieces(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TUNING) -> tuple[np.ndarray, np.ndarray]:
+    """The pieces of the 16+16 grid lines found near where ``corners`` put them, in a rectified
+    view of ``tuning.refine_square_px`` a square with a square's margin: where each piece should
+    lie and where it was found, two (n, 2) arrays. Each line is cut into ``tuning.refine_pieces``
+    pieces, each looked for within ``tuning.refine_search`` of a square either side; a piece not
+    standing out from its surroundings is left out."""
+    square_px = tuning.refine_square_px
+    m = square_px
+    side = GRID * square_px + 2 * m
+    g = float(GRID * square_px)
     top = warp_grid(gray, corners, square_px, m).astype(np.float32)
     bg = cv2.blur(top, (square_px // 2 | 1, square_px // 2 | 1))
     on_idx = np.array([m + k * square_px for k in range(GRID + 1)])
@@ -75,19 +101,4 @@ def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = 
         else:
             ideal_pts.append(np.stack([along[axis][g_], ideal_x[axis][g_]], 1))
             seen_pts.append(np.stack([along[axis][g_], seen_x[axis][g_]], 1))
-    ideal_pts = np.concatenate(ideal_pts).astype(np.float32)
-    seen_pts = np.concatenate(seen_pts).astype(np.float32)
-    if len(ideal_pts) < tuning.refine_min_points:
-        return None
-    # Each piece measures one coordinate (across its line); the other is taken as it stands,
-    # which is right to well within the search window.
-    Hc, inl = cv2.findHomography(ideal_pts, seen_pts, cv2.RANSAC, square_px * tuning.refine_inlier)
-    if Hc is None or int(inl.sum()) < tuning.refine_min_inliers:
-        return None
-    in_top = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hc).reshape(-1, 2)
-    out = cv2.perspectiveTransform(in_top.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
-    # A refinement that moves a corner by more than a third of a square found something else.
-    sq = float(np.linalg.norm(corners[1] - corners[0])) / GRID
-    if float(np.linalg.norm(out - corners, axis=1).max()) > tuning.refine_max_move * sq:
-        return None
-    return out.astype(np.float32)
+    return np.concatenate(ideal_pts).astype(np.float32), np.concatenate(seen_pts).astype(np.float32)
