@@ -35,6 +35,7 @@ from board_pi.vision.lens import Lens  # noqa: E402
 from board_pi.vision.locate import nearest_turn  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.render import random_style, render_board  # noqa: E402
+from tests.vision.game_boards import boards_of_the_bundled_game  # noqa: E402
 
 BENDS = (-0.15, -0.1, -0.05, 0.0, 0.05, 0.1, 0.2, 0.3)
 
@@ -45,24 +46,6 @@ def through(image: np.ndarray, bend: float) -> np.ndarray:
     ys, xs = np.mgrid[:h, :w].astype(np.float32)
     src = Lens(bend, (w, h)).straight(np.stack([xs.ravel(), ys.ravel()], 1)).reshape(h, w, 2)
     return cv2.remap(image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
-def game_boards() -> list[list[str]]:
-    """The bundled demo game's board after each of its plays: boards a game makes, as a table
-    reads them (its tiles in words, one group)."""
-    from board_pi.cli.demo import load_record
-    from board_pi.rules.events import PlayMade
-    from board_pi.rules.game import Game
-    from board_pi.rules.replay import replay
-
-    played = replay(load_record(None)).game
-    game = Game(played.players, played.rules)
-    boards = []
-    for event in played.events:
-        game.append(event)
-        if isinstance(event, PlayMade):
-            boards.append(game.state.board.rows())
-    return boards
 
 
 def upright(cal: Calibration, corners: np.ndarray) -> Calibration:
@@ -76,7 +59,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--tables", type=int, default=6, help="rendered tables per bend")
     args = ap.parse_args(argv)
     reader = Reader()
-    boards = game_boards()
+    boards = boards_of_the_bundled_game()  # boards a game makes, as a table reads them
     print(f"{args.tables} rendered tables per bend, the board filling 70-85% of a 1280x960 frame, the bundled game's boards on it:")
     measure_t: list[float] = []
     for bend in BENDS:

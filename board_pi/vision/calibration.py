@@ -563,7 +563,8 @@ class Tracker:
     is where the calibration is saved again after each move. ``covered`` (15x15 booleans, or
     None) is what the tracker is told of the squares holding tiles: the check leaves them out.
     ``far``: the board is looked for again as in a photo (it may stand small in the frame);
-    for photos one per press, not a live camera's frames.
+    for photos one per press, not a live camera's frames. Frames are given as the calibration
+    sees them: straightened by its lens where it has one (``VisionReader.straightened``).
     """
 
     #: After this many frames in a row with the grid hidden, look for the board elsewhere: it

@@ -152,9 +152,10 @@ def _warp(image: np.ndarray, corners: np.ndarray, square_px: int = SQUARE_PX, pa
 GRAIN_FROM = 2.0
 """The sensor noise (:func:`grain`, grey levels in the rectified board) from which the board is
 smoothed before it is read: a dim room's camera turns its gain up, and the tile model, trained
-on frames with noise of up to about that, reads strong noise on an empty square as a blank tile's
-texture. Chosen on the tuning photos darkened and made noisy (``bench_conditions`` ``noisy-*``);
-the tuning photos as they are lie at or below it."""
+on frames with less noise, reads strong noise on an empty square as a blank tile's texture.
+Chosen on the tuning photos darkened and made noisy (``bench_conditions`` ``noisy-*``: 1.5 to
+8.4 here). The tuning photos as they are measure 0.2 to 2.7: the three above it, large photos of
+a grainy board, are smoothed a little and read as before."""
 GRAIN_BLUR = 0.25
 """The smoothing's sigma (pixels of the rectified board) per grey level of noise: no more than
 the lens blur the model was trained with (:data:`GRAIN_BLUR_MAX`)."""
