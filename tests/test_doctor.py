@@ -267,7 +267,14 @@ def test_calibration_and_enrolled_tiles(tmp_path: Path) -> None:
     save(calibrate(r.image, r.corners, rotation=0, use_markers=False), tmp_path / "calibration.json")
     rng = np.random.default_rng(0)
     Profile(rng.normal(size=(30, 96)).astype(np.float32), rng.integers(0, 28, 30)).save(tmp_path / "tiles.npz")
-    assert doctor.check_calibration(cfg).status == OK
+    assert doctor.check_calibration(cfg).status == OK and "lens" not in doctor.check_calibration(cfg).detail
+    from dataclasses import replace
+
+    from board_pi.vision.calibration import load
+
+    save(replace(load(tmp_path / "calibration.json"), bend=0.125), tmp_path / "calibration.json")
+    c = doctor.check_calibration(cfg)
+    assert c.status == OK and "straightened for a lens bend of +0.125" in c.detail, c.detail
     t = doctor.check_tiles(cfg)
     assert t.status == OK and "30 examples" in t.detail
 

@@ -381,8 +381,10 @@ def check_calibration(cfg: Config) -> Result:
     except cal.CalibrationError as e:
         return Result("calibration", WARN, f"{e}: the board will be found in every frame instead",
                       "calibrate again: board-pi calibrate", required=False)
+    bend = getattr(c, "bend", 0.0)
+    lens = f"; frames straightened for a lens bend of {bend:+.3f}" if bend else ""
     return Result("calibration", OK, f"{path}: the grid in a {c.frame_size[0]}x{c.frame_size[1]} frame, "
-                  f"turned {c.rotation} degrees")
+                  f"turned {c.rotation} degrees{lens}")
 
 
 def check_tiles(cfg: Config) -> Result:
