@@ -78,6 +78,12 @@ class Rescored:
                 "doubtful": self.doubtful}
 
 
+LENS_UP_TO_PX = 2100
+"""The longest frame whose lens ``rescore`` measures (a camera's frames, a phone's photos as they are
+decoded): a board small in a large photo, decoded whole, is a phone's, whose lens is corrected
+already, and straightening 12 megapixels would take a hundred megabytes more."""
+
+
 def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: Sequence[str],
             lexicon: Lexicon | None = None, reader: Any | None = None,
             doubt_below: float = DOUBT_BELOW) -> Rescored:
@@ -97,8 +103,9 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         raise RescoreError("no frames: give the photo of the board before the first play, then one per press") from None
     reader = reader if reader is not None else Reader(tiles=tiles)
     try:
-        # Photos: the board may stand small in them (a phone's photo of the whole table).
-        cal = calibrate(first, use_markers=True, far=True)
+        # Photos: the board may stand small in them (a phone's photo of the whole table). A fixed
+        # camera's lens is measured as `board-pi calibrate` measures it (a phone's is corrected).
+        cal = calibrate(first, use_markers=True, far=True, lens=max(first.shape[:2]) <= LENS_UP_TO_PX)
     except CalibrationError:
         raise RescoreError(f"{first_name}: no board found in the first frame") from None
     # Each frame is the only one of its press: a board not where it was is looked for at once
@@ -116,7 +123,7 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         if game.state.over:
             out.doubtful.append(f"{name}: after the end of the game; not read")
             continue
-        if not game.state.board.tiles() and eyes.tracker is not None:
+        if game.state.board.is_empty() and eyes.tracker is not None:
             _turn_upright(eyes, reader, image)
         reading = eyes.read(image)
         if reading is None:

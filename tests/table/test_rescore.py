@@ -214,3 +214,44 @@ def test_a_game_photographed_with_the_whole_table_in_view(tmp_path: Path) -> Non
     assert [(m["position"], m["word"], m["score"]) for m in out["moves"]] == [
         ("8D", "WINDY", 32), ("7C", "GALE", 16)]
     assert out["doubtful"] == []
+
+
+def test_a_game_photographed_through_a_wide_lens(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fixed camera close over the table through a wide lens (a barrel of 0.3), the board filling
+    # the frame: the rescore measures the lens on the first photo, as `board-pi calibrate` does,
+    # and reads every photo straightened; taken as straight, the board's edges are misread.
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.vision.lens import Lens
+
+    plays = ["8D WINDY", "7C GALE", "9E HE"]
+    photos = []
+    for i, rows in enumerate(boards(plays) + [boards(plays)[-1]]):
+        r = render_board(rows, seed=700 + i, hand=False, tilt=8.0, style=random_style(np.random.default_rng(11)),
+                         pose_seed=11, effects=False, fill=(0.85, 0.95))
+        h, w = r.image.shape[:2]
+        ys, xs = np.mgrid[:h, :w].astype(np.float32)
+        src = Lens(0.3, (w, h)).straight(np.stack([xs.ravel(), ys.ravel()], 1)).reshape(h, w, 2)
+        photos.append((f"press{i}", cv2.remap(r.image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)))
+    result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"]).to_json()
+    assert [(m["position"], m["word"], m["score"]) for m in result["moves"]] == [
+        ("8D", "WINDY", 32), ("7C", "GALE", 16), ("9E", "HE", 14)]
+    assert result["doubtful"] == []
+    # The lens not measured: the bowed edges of the empty board are read as tiles.
+    monkeypatch.setattr("board_pi.table.rescore.LENS_UP_TO_PX", 0)
+    straight = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"]).to_json()
+    assert any("tiles on the board before the first play" in d for d in straight["doubtful"]), straight
+
+
+def test_the_first_tiles_say_which_way_round_the_board_lies() -> None:
+    # The camera sees the board a quarter turn round. The empty board in the first photo cannot
+    # say so (its pattern is the same all four ways); the first play's tiles, read at all four
+    # turns, do, and the game is read the right way round from then on.
+    from board_pi.table.rescore import rescore as rescore_frames
+
+    plays = ["8D WINDY", "7C GALE", "9E HE"]
+    photos = [(f"press{i}", render_board(rows, seed=700 + i, hand=False, tilt=8.0, quarter_turns=1, effects=False,
+                                         style=random_style(np.random.default_rng(11)), pose_seed=11).image)
+              for i, rows in enumerate(boards(plays))]
+    result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"]).to_json()
+    assert [(m["position"], m["word"], m["score"]) for m in result["moves"]] == [
+        ("8D", "WINDY", 32), ("7C", "GALE", 16), ("9E", "HE", 14)], result
