@@ -74,10 +74,11 @@ class Lens:
         return cv2.remap(frame, one, two, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=1)
 def _maps(bend: float, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`cv2.remap`'s maps for a lens, in its fast fixed-point form: made once per bend and
-    frame size (tens of milliseconds), then each frame takes a few."""
+    frame size (tens of milliseconds), then each frame takes a few. Only the last lens's are kept
+    (a table has one; measuring one tries 25, whose maps would hold megabytes each)."""
     # Worked out every 8 pixels and spread between them (the bend is smooth): a sixty-fourth of
     # the work, the same maps to a hundredth of a pixel.
     step = 8
