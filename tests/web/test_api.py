@@ -325,6 +325,26 @@ def test_calibration_view_draws_the_reading(director: Client, table: Table) -> N
     assert status == 200 and png[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_calibration_view_shows_the_frame_straightened_by_the_lens(director: Client, table: Table) -> None:
+    # A camera whose lens the calibration measured: the grid's corners are the straightened
+    # frame's, so the director sees the frame straightened, the grid drawn where it was found.
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("cv2", reason="OpenCV is not installed")
+    from board_pi.table.reading import BoardReading
+    from board_pi.table.vision import VisionReader
+    from board_pi.vision.calibration import Calibration, Tracker
+    from board_pi.web.calibration import render
+
+    frame = np.random.default_rng(0).integers(0, 255, (300, 400, 3)).astype(np.uint8)
+    cal = Calibration(np.float32([[50, 40], [350, 40], [350, 260], [50, 260]]), 0, (400, 300), bend=0.2)
+    table.reader = VisionReader(reader=object(), tracker=Tracker(cal))
+    table.last_frame = frame
+    table.last_reading = BoardReading.certain(["." * 15] * 7 + ["...WINDY......."] + ["." * 15] * 7)
+    png = director.http.get("/api/calibration.png").data
+    doubt = table.settings.doubt_below
+    assert png == render(cal.lens.straighten(frame), table.last_reading, doubt) != render(frame, table.last_reading, doubt)
+
+
 def test_openapi_documents_every_api_route(app: Any) -> None:
     status, spec = Client(app).get("/api/openapi")
     assert status == 200 and spec["openapi"].startswith("3.")
