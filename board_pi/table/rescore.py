@@ -124,7 +124,7 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
             out.doubtful.append(f"{name}: after the end of the game; not read")
             continue
         if game.state.board.is_empty() and eyes.tracker is not None:
-            _turn_upright(eyes, reader, image)
+            _turn_upright(eyes, image)
         reading = eyes.read(image)
         if reading is None:
             out.doubtful.append(f"{name}: the board was not seen; taken as a pass")
@@ -145,21 +145,14 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
     return out
 
 
-def _turn_upright(eyes: VisionReader, reader: Any, image: np.ndarray) -> None:
+def _turn_upright(eyes: VisionReader, image: np.ndarray) -> None:
     """The first tiles say which way up the board is (an empty board looks the same all four ways)."""
     image = eyes.straightened(image)
     corners = eyes.corners_for(image)
     if corners is None:
         return
-    upright = reader.read_upright(image, corners)
-    turn = getattr(upright, "turn", None)
-    if turn is None or not turn.decided or turn.degrees == 0:
-        return
-    k = turn.degrees // 90
-    cal = eyes.tracker.calibration
-    eyes.tracker.calibration = replace(cal, corners=np.roll(cal.corners, -k, axis=0).astype(np.float32),
-                                       rotation=(cal.rotation + turn.degrees) % 360)
-    eyes.reset()  # the next reading reads every square, this way up
+    if not np.array_equal(eyes.turn_by_the_tiles(image, corners, eyes.tracker.calibration), corners):
+        eyes.reset()  # the next reading reads every square, this way up
 
 
 def _pass(game: Game, out: Rescored) -> None:

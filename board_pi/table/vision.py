@@ -120,7 +120,7 @@ class VisionReader:
 
         placed = [] if self._ref_grid is None else [(r, c) for r in range(N) for c in range(N) if self._ref_grid[r][c] != "."]
         if len(placed) < 3:
-            return self._turn_by_the_tiles_on_it(frame, corners, before)
+            return self.turn_by_the_tiles(frame, corners, before)
         placed = placed[:40]
 
         def agreement(c: np.ndarray) -> int:
@@ -149,12 +149,13 @@ class VisionReader:
             self.tracker.keep(replace(cal, corners=candidates[k], rotation=(cal.rotation + 90 * k) % 360))
         return candidates[k]
 
-    def _turn_by_the_tiles_on_it(self, frame: np.ndarray, corners: np.ndarray, before: Any) -> np.ndarray:
-        """Too few tiles committed to say which way round the board found again lies (a table
-        started on a board with tiles on it, or tiles down before the first press): the tiles on
-        it now say, read at all four turns (:meth:`~board_pi.vision.read.Reader.read_upright`);
-        where they cannot tell, it keeps the turn nearest the old grid's (at most nudged). Not the
-        finder's own claim from the tiles' point values, which is wrong far more often."""
+    def turn_by_the_tiles(self, frame: np.ndarray, corners: np.ndarray, before: Any) -> np.ndarray:
+        """Which way round the board whose grid has ``corners`` lies, where too few tiles are
+        committed to say (a table started on a board with tiles on it, tiles down before the first
+        press, a rescore's first play): the tiles on it now say, read at all four turns
+        (:meth:`~board_pi.vision.read.Reader.read_upright`); where they cannot tell, it keeps the
+        turn nearest ``before``'s (a calibration: at most nudged). Not the finder's own claim from
+        the tiles' point values, which is wrong far more often. A turn is kept in the tracker."""
         from dataclasses import replace
 
         from ..vision.locate import nearest_turn
