@@ -36,6 +36,7 @@ from board_pi.vision.evaluate import evaluate_found, real_boards, real_split  # 
 from board_pi.vision.frames import load_photo, reduction  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.train import load_hand_labelled  # noqa: E402  (needs no torch to import)
+from tests.vision.lenses import through_a_lens  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 
@@ -156,16 +157,8 @@ def bent(share: float) -> Callable[[Image], Image]:
     """Seen through a lens that bends straight lines: each point drawn from ``1 + share * r**2``
     times its distance from the photo's middle (``r`` in halves of the long side), so that
     ``share`` > 0 is a wide lens's barrel (the edges pulled in by ``share`` at the long side's
-    edge) and ``share`` < 0 a pincushion."""
-    def change(im: Image) -> Image:
-        h, w = im.shape[:2]
-        yy, xx = np.mgrid[:h, :w].astype(np.float32)
-        half = max(w, h) / 2
-        x, y = (xx - w / 2) / half, (yy - h / 2) / half
-        f = 1 + share * (x * x + y * y)
-        return cv2.remap(im, x * f * half + w / 2, y * f * half + h / 2, cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
-    return change
+    edge) and ``share`` < 0 a pincushion (:func:`tests.vision.lenses.through_a_lens`)."""
+    return lambda im: through_a_lens(im, share)
 
 
 CONDITIONS: dict[str, Callable[[Image], Image]] = {

@@ -22,7 +22,6 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,16 +35,9 @@ from board_pi.vision.locate import nearest_turn  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.render import random_style, render_board  # noqa: E402
 from tests.vision.game_boards import boards_of_the_bundled_game  # noqa: E402
+from tests.vision.lenses import through_a_lens  # noqa: E402
 
 BENDS = (-0.15, -0.1, -0.05, 0.0, 0.05, 0.1, 0.2, 0.3)
-
-
-def through(image: np.ndarray, bend: float) -> np.ndarray:
-    """The frame as a lens of ``bend`` draws it (each pixel from where :meth:`Lens.straight` puts it)."""
-    h, w = image.shape[:2]
-    ys, xs = np.mgrid[:h, :w].astype(np.float32)
-    src = Lens(bend, (w, h)).straight(np.stack([xs.ravel(), ys.ravel()], 1)).reshape(h, w, 2)
-    return cv2.remap(image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def upright(cal: Calibration, corners: np.ndarray) -> Calibration:
@@ -71,7 +63,7 @@ def main(argv: list[str]) -> int:
             rows = boards[(6 + 4 * k) % len(boards)]
             renders = [render_board(r, seed=seed + n, hand=False, style=style, pose_seed=seed, fill=(0.7, 0.85), tilt=12)
                        for n, r in ((0, ["." * 15] * 15), (1, rows))]
-            empty, played = (through(r.image, bend) for r in renders)
+            empty, played = (through_a_lens(r.image, bend) for r in renders)
             # Which way up the board lies is not this benchmark's question (a table is told it, by
             # `--rotation` or markers): each calibration takes the turn of the true corners.
             truth = renders[0].corners

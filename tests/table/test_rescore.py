@@ -221,17 +221,14 @@ def test_a_game_photographed_through_a_wide_lens(monkeypatch: pytest.MonkeyPatch
     # the frame: the rescore measures the lens on the first photo, as `board-pi calibrate` does,
     # and reads every photo straightened; taken as straight, the board's edges are misread.
     from board_pi.table.rescore import rescore as rescore_frames
-    from board_pi.vision.lens import Lens
+    from tests.vision.lenses import through_a_lens
 
     plays = ["8D WINDY", "7C GALE", "9E HE"]
     photos = []
     for i, rows in enumerate(boards(plays) + [boards(plays)[-1]]):
         r = render_board(rows, seed=700 + i, hand=False, tilt=8.0, style=random_style(np.random.default_rng(11)),
                          pose_seed=11, effects=False, fill=(0.85, 0.95))
-        h, w = r.image.shape[:2]
-        ys, xs = np.mgrid[:h, :w].astype(np.float32)
-        src = Lens(0.3, (w, h)).straight(np.stack([xs.ravel(), ys.ravel()], 1)).reshape(h, w, 2)
-        photos.append((f"press{i}", cv2.remap(r.image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)))
+        photos.append((f"press{i}", through_a_lens(r.image, 0.3)))
     result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"]).to_json()
     assert [(m["position"], m["word"], m["score"]) for m in result["moves"]] == [
         ("8D", "WINDY", 32), ("7C", "GALE", 16), ("9E", "HE", 14)]

@@ -24,6 +24,7 @@ from board_pi.vision.calibration import (
 )
 from tests.vision.drawn_boards import DrawnBoard, corner_error, photograph, some_tiles
 from tests.vision.game_boards import boards_of_the_bundled_game
+from tests.vision.lenses import through_a_lens
 
 
 def test_calibrate_save_load_and_check(tmp_path: Path) -> None:
@@ -359,17 +360,6 @@ def test_a_new_light_on_a_board_at_rest_is_not_taken_for_a_move() -> None:
         committed = np.array([[t != "." for t in row] for row in rows])
 
 
-def _through_a_lens(image: np.ndarray, bend: float) -> np.ndarray:
-    """The frame as a lens of ``bend`` would draw it: each pixel from ``1 + bend * r**2`` times its
-    distance from the middle (``r`` in halves of the longer side); > 0 a wide lens's barrel."""
-    h, w = image.shape[:2]
-    yy, xx = np.mgrid[:h, :w].astype(np.float32)
-    half = max(w, h) / 2
-    x, y = (xx - w / 2) / half, (yy - h / 2) / half
-    f = 1 + bend * (x * x + y * y)
-    return cv2.remap(image, x * f * half + w / 2, y * f * half + h / 2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
 @pytest.mark.parametrize("seed, bend", [(13, -0.1), (15, 0.3), (14, 0.0)])
 def test_a_lens_that_bends_lines_is_measured_on_the_empty_board_and_undone(tmp_path: Path, seed: int, bend: float) -> None:
     # A camera close over the table through a wide lens (a barrel: 0.3 pulls the middle of the
@@ -385,7 +375,7 @@ def test_a_lens_that_bends_lines_is_measured_on_the_empty_board_and_undone(tmp_p
             "........A......", "........X......", "...BLOWZY......", "........E......", "........S......",
             "...............", "..........HI...", "...............", "VEXT.........AB", "..............Y"]
     style = random_style(np.random.default_rng(seed))
-    empty, played = (_through_a_lens(render_board(r, seed=seed + k, hand=False, style=style, pose_seed=seed,
+    empty, played = (through_a_lens(render_board(r, seed=seed + k, hand=False, style=style, pose_seed=seed,
                                                   fill=(0.85, 0.95), effects=False).image, bend)
                      for k, r in ((0, ["." * 15] * 15), (100, rows)))
     cal = calibrate(empty, lens=True, use_markers=False)
