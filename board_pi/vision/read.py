@@ -160,6 +160,8 @@ GRAIN_BLUR = 0.25
 """The smoothing's sigma (pixels of the rectified board) per grey level of noise: no more than
 the lens blur the model was trained with (:data:`GRAIN_BLUR_MAX`)."""
 GRAIN_BLUR_MAX = 1.2
+"""The most the board is smoothed (sigma, pixels of the rectified board), whatever its noise."""
+
 
 def smoothed(board: np.ndarray) -> np.ndarray:
     """The rectified ``board`` smoothed as far as its noise asks (:data:`GRAIN_FROM`), else as it is."""
