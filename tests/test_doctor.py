@@ -163,6 +163,26 @@ def test_camera_giving_grainy_frames_says_so(tmp_path: Path) -> None:
     assert r.status == WARN and "board found, but the frame is grainy" in r.detail and "light" in r.fix, r.detail
 
 
+def test_camera_burning_the_board_out_says_so(tmp_path: Path) -> None:
+    # A lamp close over the board, or an exposure metered on a dark table: the board's pale
+    # squares come out white. The board is still found; the doctor warns, naming the share.
+    pytest.importorskip("board_pi.vision.frames")
+    pytest.importorskip("board_pi.vision.locate")
+    import cv2
+    import numpy as np
+
+    from board_pi.vision.read import WASHED_OUT_BOARD, board_washed_out
+    from tests.vision.drawn_boards import DrawnBoard, photograph, some_tiles
+
+    scene = photograph(DrawnBoard(tiles=some_tiles(1)), size=(1280, 960), fill=0.85, tilt=10, spin=3, seed=2)
+    bright = np.clip(scene.image * 1.6, 0, 255).astype(np.uint8)
+    assert board_washed_out(bright, scene.corners) >= WASHED_OUT_BOARD > board_washed_out(scene.image, scene.corners)
+    cv2.imwrite(str(tmp_path / "bright.png"), bright)
+    r = doctor.check_camera(parse_config(f'[camera]\nsource = "{tmp_path / "bright.png"}"\n'), timeout=60)
+    assert r.status == WARN and "board found, but" in r.detail and "burnt out white" in r.detail, r.detail
+    assert "light" in r.fix and "exposure" in r.fix
+
+
 def test_camera_synthetic(tmp_path: Path) -> None:
     pytest.importorskip("board_pi.vision.frames")
     pytest.importorskip("board_pi.vision.locate")

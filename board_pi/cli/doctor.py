@@ -142,6 +142,7 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
         return pre
     frames, why = _guarded_import("board_pi.vision.frames")
     locate, why2 = _guarded_import("board_pi.vision.locate")
+    read, _ = _guarded_import("board_pi.vision.read")
     if frames is None or locate is None or not hasattr(frames, "open_source") or not hasattr(locate, "find_board"):
         return Result("camera", FAIL, f"vision stage not installed ({why or why2 or 'open_source/find_board missing'}); "
                       f"source {cfg.camera.source!r} not tried",
@@ -165,7 +166,10 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
             if hasattr(frames, "grain") and getattr(frame, "ndim", 0) >= 2:
                 h, w = frame.shape[:2]
                 outcome["grain"] = frames.grain(frame[h // 4:h - h // 4, w // 4:w - w // 4])
-            if _board_missing(outcome["board"]):
+            board = outcome["board"]
+            if not _board_missing(board) and hasattr(read, "board_washed_out"):
+                outcome["burnt"] = read.board_washed_out(frame, board.corners)
+            if _board_missing(board):
                 # Looked for as a photo is: a board too small in the frame for a table to follow.
                 outcome["far"] = locate.find_board(frame, far=True)
         except Exception as e:  # any camera or vision error becomes a report line
@@ -193,6 +197,13 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
         return Result("camera", FAIL, f"captured {size} from {cfg.camera.source!r}, but no board found in it",
                       "put the board fully in view (see docs/hardware.md for the camera height), light it evenly, "
                       "and clear the board edges; then run the doctor again")
+    burnt = outcome.get("burnt")
+    if burnt is not None and burnt >= read.WASHED_OUT_BOARD:
+        return Result("camera", WARN, f"captured {size} from {cfg.camera.source!r}; board found, but "
+                      f"{read.washed_out_note(burnt)}",
+                      "take the light down or move the lamp off the board's axis; a Pi camera takes its exposure "
+                      "down by itself when it starts, a webcam may need its exposure set lower (v4l2-ctl); "
+                      "then calibrate again")
     grain = outcome.get("grain")
     if grain is not None and grain >= GRAINY_FRAME:
         return Result("camera", WARN, f"captured {size} from {cfg.camera.source!r}; board found, but the frame is grainy "

@@ -13,7 +13,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from ..rules.tiles import UnknownTileSet, tile_set
     from ..table.rescore import RescoreError, rescore
     from ..vision.frames import FrameSourceError, check_image, load_photo
-    from ..vision.read import ReadError
+    from ..vision.read import WASHED_OUT_BOARD, ReadError, washed_out_note
     from ..wordlists import NoLexicon, load_lexicon
 
     def fail(message: str) -> int:
@@ -46,7 +46,9 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             return fail(str(e))
     # Each photo decoded when its turn comes and let go after: a game of phone photos takes the
     # memory of one, not of all of them at once. All at the size the first one's board needs.
-    longest = _decoded_side(args.frames[0])
+    longest, burnt = _first_look(args.frames[0])
+    if burnt is not None and burnt >= WASHED_OUT_BOARD:
+        print(f"board-pi rescore: the first photo: {washed_out_note(burnt)}", file=sys.stderr)
     frames = ((path, load_photo(path, longest)[0]) for path in args.frames)
     try:
         result = rescore(frames, tiles, players, lexicon)
@@ -61,15 +63,17 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     return 0
 
 
-def _decoded_side(path: str) -> int:
+def _first_look(path: str) -> tuple[int, float | None]:
     """The long side the photos of a game are decoded at: as ``board-pi read`` decodes the first
     (:func:`~board_pi.vision.read.photo_board`), with every pixel a board standing small in it
-    needs; where no board is found there, the usual size (rescore then says so)."""
+    needs; where no board is found there, the usual size (rescore then says so). And the share
+    of the board burnt out white in it (:func:`~board_pi.vision.read.board_washed_out`), None
+    with no board."""
     from ..vision.frames import PHOTO_SIDE, FrameSourceError
-    from ..vision.read import NoBoard, ReadError, photo_board
+    from ..vision.read import NoBoard, ReadError, board_washed_out, photo_board
 
     try:
-        image, _, _ = photo_board(path, None)
+        image, corners, _ = photo_board(path, None)
     except (NoBoard, ReadError, FrameSourceError):
-        return PHOTO_SIDE
-    return max(image.shape[:2])
+        return PHOTO_SIDE, None
+    return max(image.shape[:2]), board_washed_out(image, corners)

@@ -388,16 +388,44 @@ class PiCameraSource(_Source):
             self.settings = fixed
         else:
             sleep(settle)
-            self.settings = self.freeze()
+            self.settings = self.freeze(sleep)
 
-    def freeze(self) -> dict[str, Any]:
-        """Fix exposure and white balance at what the camera has settled on; returns those values."""
+    BURNT_OUT = 0.05
+    """The share of the frame's middle half (where the board lies) burnt out white
+    (:func:`washed_out`) above which the exposure settled on is too long for the board."""
+    DARKER = 0.7
+    """What each step of :meth:`freeze` multiplies the exposure by (gain first, then time)."""
+    DARKER_STEPS = 4
+    """At most this many steps: a white cloth in the middle is not a board to save, and a frame
+    a quarter as bright (0.7 ** 4) still reads."""
+
+    def freeze(self, sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
+        """Fix exposure and white balance at what the camera has settled on; returns those values.
+
+        The automatic exposure meters the whole frame, and a pale board on a dark table under a
+        lamp comes out burnt white, where a blank tile and an empty square look alike. While more
+        than :attr:`BURNT_OUT` of the frame's middle half is, the exposure is taken down by
+        :attr:`DARKER`: the analogue gain first (it adds noise), down to 1, then the time."""
         md = self._cam.capture_metadata()
         fixed: dict[str, Any] = {"AeEnable": False, "AwbEnable": False}
         for key in ("ExposureTime", "AnalogueGain", "ColourGains"):
             if key in md:
                 fixed[key] = tuple(md[key]) if key == "ColourGains" else md[key]
         self._cam.set_controls(fixed)
+        if "ExposureTime" not in fixed:
+            return fixed
+        for _ in range(self.DARKER_STEPS):
+            frame = self._cam.capture_array("main")
+            h, w = frame.shape[:2]
+            if washed_out(frame[h // 4:h - h // 4, w // 4:w - w // 4]) <= self.BURNT_OUT:
+                break
+            gain = float(fixed.get("AnalogueGain", 1.0))
+            lower = max(1.0, gain * self.DARKER)
+            fixed["ExposureTime"] = max(1, int(round(fixed["ExposureTime"] * self.DARKER * gain / lower)))
+            if "AnalogueGain" in fixed:
+                fixed["AnalogueGain"] = lower
+            self._cam.set_controls(fixed)
+            sleep(0.3)  # a few frames for the new exposure to reach the sensor's output
         return fixed
 
     def read(self) -> np.ndarray | None:
@@ -553,3 +581,24 @@ def grain(image: np.ndarray) -> float:
     counts = np.cumsum(cv2.calcHist([response], [0], None, [256], [0, 256]).ravel())
     # For Gaussian noise of sigma s the filter's output has deviation 6 s, its median magnitude 0.6745 of that.
     return float(np.searchsorted(counts, counts[-1] / 2)) / (6 * 0.6745)
+
+
+WHITE_FROM = 250
+"""The level from which a pixel's brightest colour counts as burnt out: the sensor's top, less
+the ripple a JPEG leaves on a flat white."""
+
+
+def washed_out(image: np.ndarray) -> float:
+    """The share of a picture's pixels (BGR or grey) burnt out white, their brightest colour at
+    the sensor's top. A lamp close over a pale board, or an automatic exposure metering a dark
+    table round it, burns the board out, and there a blank tile and an empty square look alike.
+
+    >>> board = np.full((40, 40, 3), 200, np.uint8)
+    >>> washed_out(board)
+    0.0
+    >>> board[:10, :, 2] = 255   # a quarter of it, its red at the top
+    >>> washed_out(board)
+    0.25
+    """
+    brightest = image.max(axis=2) if image.ndim == 3 else image
+    return float(np.count_nonzero(brightest >= WHITE_FROM)) / max(1, brightest.size)

@@ -33,7 +33,7 @@ from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, islands, lo
 from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
-from board_pi.vision.frames import FrameSourceError, as_bgr, grain, load_photo
+from board_pi.vision.frames import FrameSourceError, as_bgr, grain, load_photo, washed_out
 from board_pi.vision.geometry import PREMIUM_MASK, square_side, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
@@ -169,6 +169,32 @@ def smoothed(board: np.ndarray) -> np.ndarray:
     if noise < GRAIN_FROM:
         return board
     return cv2.GaussianBlur(board, (0, 0), min(GRAIN_BLUR_MAX, GRAIN_BLUR * noise))
+
+
+WASHED_OUT_BOARD = 0.25
+"""The share of the board burnt out white (:func:`board_washed_out`) from which a reading or a
+camera check says so: there a blank tile and an empty square look alike. Chosen on the tuning
+photos brightened (``bench_conditions``-style, x1.3 to x1.6): as they are, none has 0.5% of its
+board burnt out; the first empty square read as a blank came at 37%, and most of those read
+every square right up to 50%."""
+
+
+def board_washed_out(image: np.ndarray, corners: np.ndarray) -> float:
+    """The share of the board within ``corners`` burnt out white (:func:`~.frames.washed_out`).
+
+    >>> frame = np.full((300, 300, 3), 90, np.uint8)
+    >>> frame[50:250, 50:150] = 255   # the left half of the board, burnt out
+    >>> corners = np.float32([[50, 50], [250, 50], [250, 250], [50, 250]])
+    >>> round(board_washed_out(frame, corners), 1)
+    0.5
+    """
+    return washed_out(warp_grid(as_bgr(image), corners, 16))
+
+
+def washed_out_note(share: float) -> str:
+    """What a reader of a board burnt out over :data:`WASHED_OUT_BOARD` is told."""
+    return (f"{share:.0%} of the board is burnt out white (too much light on it, or too long an exposure): "
+            "there a blank tile and an empty square look alike")
 
 
 def patches(warped: np.ndarray, squares: Iterable[tuple[int, int]], square_px: int = SQUARE_PX,

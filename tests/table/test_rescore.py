@@ -71,9 +71,23 @@ def test_a_game_is_rescored_from_its_photos(tmp_path: Path) -> None:
     assert [(m["player"], m["position"], m["word"], m["score"]) for m in out["moves"]] == [
         ("Ann", "8D", "WINDY", want[0]), ("Bob", "7C", "GALE", want[1]), ("Ann", "9E", "HE", want[2])]
     assert out["play_points"] == [want[0] + want[2], want[1]] == out["final"]
-    assert out["doubtful"] == []
+    assert out["doubtful"] == [] and "burnt out" not in r.stderr
     gcg = rescore("--players", "Ann,Bob", *paths)
     assert gcg.returncode == 0 and ">Ann:" in gcg.stdout and "8D WINDY +32 32" in gcg.stdout
+
+
+def test_photos_with_the_board_burnt_out_are_said_to_be(tmp_path: Path) -> None:
+    # A lamp too close over the board: rescore says so of the first photo, whatever it makes of them.
+    from board_pi.cli.rescore import _first_look
+    from board_pi.vision.read import WASHED_OUT_BOARD
+
+    paths = frames(tmp_path, boards(["8D WINDY"]))
+    for p in paths:
+        cv2.imwrite(p, np.clip(cv2.imread(p) * 1.8, 0, 255).astype(np.uint8))
+    burnt = _first_look(paths[0])[1]
+    assert burnt is not None and burnt >= WASHED_OUT_BOARD
+    r = rescore("--players", "Ann,Bob", *paths)
+    assert f"the first photo: {burnt:.0%} of the board is burnt out white" in r.stderr, r.stderr
 
 
 def test_tiles_taken_off_withdraw_the_play_and_a_still_board_is_a_pass(tmp_path: Path) -> None:
@@ -190,7 +204,7 @@ def test_a_game_photographed_with_the_whole_table_in_view(tmp_path: Path) -> Non
     # 12-megapixel photo's width, too small for the finder's usual copies of the photo. The
     # first photo is calibrated on looking far, and every photo is decoded with the pixels its
     # board needs, as `board-pi read` decodes one.
-    from board_pi.cli.rescore import _decoded_side
+    from board_pi.cli.rescore import _first_look
     from board_pi.vision.calibration import CalibrationError, calibrate
     from board_pi.vision.frames import load_photo
 
@@ -207,7 +221,7 @@ def test_a_game_photographed_with_the_whole_table_in_view(tmp_path: Path) -> Non
         calibrate(load_photo(paths[0])[0])
     # Its squares are 20 pixels in the photo decoded at half size, under the reader's 36: the
     # photos are decoded whole. (A board filling a photo leaves it decoded as before.)
-    assert _decoded_side(paths[0]) == 4032 and _decoded_side(frames(tmp_path, boards([]))[0]) == 1280
+    assert _first_look(paths[0])[0] == 4032 and _first_look(frames(tmp_path, boards([]))[0])[0] == 1280
     r = rescore("--players", "Ann,Bob", "--json", *paths)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])

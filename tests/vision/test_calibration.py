@@ -237,7 +237,8 @@ def test_calibrate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     cv2.imwrite(str(img), scene.image)
     out = tmp_path / "calibration" / "t.json"
     assert main(["calibrate", str(img), "--out", str(out)]) == 0
-    assert "turned 270 degrees" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert "turned 270 degrees" in said.out and "burnt out" not in said.err
     cal = load(out)
     assert cal.camera == {"source": str(img)} and cal.rotation == 270
     assert corner_error(cal.corners, scene.corners) < 0.2 * scene.square_px
@@ -245,6 +246,13 @@ def test_calibrate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     given = ",".join(f"{v:.1f}" for v in scene.corners.ravel())
     assert main(["calibrate", str(img), "--corners", given, "--rotation", "270", "--out", str(out)]) == 0
     assert np.allclose(load(out).corners, scene.corners, atol=0.1)
+    # The same board under a lamp too close: calibrated, with a warning to take the light down.
+    cv2.imwrite(str(img), np.clip(scene.image * 1.6, 0, 255).astype(np.uint8))
+    capsys.readouterr()
+    assert main(["calibrate", str(img), "--out", str(out)]) == 0
+    said = capsys.readouterr()
+    assert "turned 270 degrees" in said.out
+    assert "warning:" in said.err and "of the board is burnt out white" in said.err and "calibrate again" in said.err
     assert main(["calibrate", "--print-markers", str(tmp_path / "m")]) == 0
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == [f"marker_{i}.png" for i in range(4)]
 

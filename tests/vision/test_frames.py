@@ -23,6 +23,7 @@ from board_pi.vision.frames import (
     load_image,
     open_source,
     register_source,
+    washed_out,
 )
 
 
@@ -207,7 +208,7 @@ def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pyte
     # Configured and started once; every frame after that is a plain capture, no mode switch.
     assert names.count("configure") == 1 and names.count("start") == 1
     assert names[-2:] == ["stop", "close"]
-    assert names.count("capture_array") == 3
+    assert names.count("capture_array") == 1 + 3  # one to see the exposure is not burning the board out
     main, raw = cam.calls[0][1]
     assert main == {"size": (2028, 1520), "format": "RGB888"} and raw == {"size": (4056, 3040)}
     assert ("set_controls", {"ScalerCrop": (0, 0, 4056, 3040)}) in cam.calls
@@ -239,6 +240,68 @@ def test_picamera2_takes_saved_settings(monkeypatch: pytest.MonkeyPatch) -> None
     cam = _StandInPicamera2.instances[0]
     assert cam.controls["ColourGains"] == (2.0, 1.4) and cam.controls["AwbEnable"] is False
     assert slept == [0.5]  # a few frames for the saved controls, not the whole settle
+
+
+class _LampOverTheBoard(_StandInPicamera2):
+    """A camera whose automatic exposure, metering a dark table, burns the pale board out: its
+    frames are as bright as the exposure (time x gain) set, a dark table round a board whose
+    squares are pale and whose lines are dark."""
+
+    def capture_metadata(self) -> dict:
+        return {"ExposureTime": 20000, "AnalogueGain": 4.0, "ColourGains": (1.9, 1.6)}
+
+    def capture_array(self, name: str = "main") -> np.ndarray:
+        assert self.started, "capture before start"
+        self.calls.append(("capture_array", name))
+        w, h = self.config["main"]["size"]
+        light = self.controls.get("ExposureTime", 20000) * self.controls.get("AnalogueGain", 4.0) / 80000
+        scene = np.full((h, w), 40.0)  # the table
+        scene[h // 8:h - h // 8, w // 8:w - w // 8] = 230.0  # the board's squares...
+        scene[h // 8:h - h // 8:max(1, h // 20), :] = 90.0  # ...and its lines
+        return np.repeat(np.clip(scene * light * 1.6, 0, 255).astype(np.uint8)[..., None], 3, axis=2)
+
+
+def test_picamera2_takes_the_exposure_down_where_the_board_is_burnt_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = _LampOverTheBoard  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    _StandInPicamera2.instances.clear()
+    slept: list[float] = []
+    with PiCameraSource(size=(640, 480), sleep=slept.append) as src:
+        frame = src.read()
+        settings = src.settings
+    assert frame is not None
+    h, w = frame.shape[:2]
+    # As settled, the board's squares were burnt out (230 x 1.6); now they are not.
+    assert washed_out(frame[h // 4:h - h // 4, w // 4:w - w // 4]) <= PiCameraSource.BURNT_OUT
+    assert 150 < int(np.median(frame[h // 4:h - h // 4, w // 4:w - w // 4])) < 250
+    # The gain went down first (it adds noise), then the time; the result is what is kept.
+    assert settings["AnalogueGain"] < 4.0 and settings["ExposureTime"] <= 20000
+    assert settings["AeEnable"] is False and settings["ColourGains"] == (1.9, 1.6)
+    cam = _StandInPicamera2.instances[0]
+    assert cam.controls["AnalogueGain"] == settings["AnalogueGain"]
+    assert slept[0] == 2.0 and len(slept) >= 2  # the settle, then a wait after each step down
+
+
+def test_picamera2_leaves_a_board_that_is_not_burnt_out_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Dim(_LampOverTheBoard):
+        def capture_metadata(self) -> dict:
+            return {"ExposureTime": 10000, "AnalogueGain": 2.0, "ColourGains": (1.9, 1.6)}
+
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = Dim  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    slept: list[float] = []
+    with PiCameraSource(size=(640, 480), sleep=slept.append) as src:
+        assert src.settings["ExposureTime"] == 10000 and src.settings["AnalogueGain"] == 2.0
+    assert slept == [2.0]
+
+
+def test_washed_out_counts_the_burnt_out_pixels() -> None:
+    grey = np.full((10, 10), 120, np.uint8)
+    grey[:3] = 252
+    assert washed_out(grey) == pytest.approx(0.3)
+    assert washed_out(np.dstack([grey] * 3)) == pytest.approx(0.3)
 
 
 # --------------------------------------------------------------------------- bounded images

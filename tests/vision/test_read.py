@@ -259,6 +259,22 @@ def test_command_prints_the_grid_and_json(tmp_path):
     assert np.allclose(obj["corners"], r.corners, atol=0.01)
 
 
+def test_command_says_when_the_board_is_burnt_out(tmp_path):
+    # The same photo overexposed: read as ever, with a word on stderr that a blank tile and an
+    # empty square look alike there. As it was, nothing is said.
+    rows, r = _played_board(SEEDS[2])
+    corners = ",".join(f"{v:.2f}" for v in r.corners.reshape(-1))
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), r.image)
+    p = _cli(str(path), "--corners", corners)
+    assert p.returncode == 0 and "burnt out" not in p.stderr, p.stderr
+    cv2.imwrite(str(path), np.clip(r.image * 1.8, 0, 255).astype(np.uint8))
+    p = _cli(str(path), "--corners", corners)
+    assert p.returncode == 0, p.stderr
+    assert len(p.stdout.splitlines()) == 15
+    assert "of the board is burnt out white" in p.stderr and "a blank tile and an empty square look alike" in p.stderr
+
+
 def test_command_reads_a_phone_photo_with_corners_in_its_own_pixels(tmp_path):
     # A 12-megapixel photo is decoded at half size; the corners given and printed are still the
     # photo's own, and it reads as the same board does at the camera's size.
