@@ -7,7 +7,8 @@ the squares that changed read, the tiles already committed counting against the 
 board read as a whole under its counts. Nobody is asked anything: a doubtful square takes its
 likeliest reading and is listed, a blank takes the only letter the word list allows (or the
 first it allows, listed), a frame with no new tile is a pass (or an exchange: the camera cannot
-tell), and tiles that disappear withdraw the play that put them there.
+tell), and tiles that disappear withdraw the play that put them there. A frame with the board
+partly covered (an arm over it) leaves its turn for the next frame to settle.
 
 >>> # result = rescore([("0.jpg", img0), ("1.jpg", img1)], ENGLISH, ["Ann", "Bob"], lexicon)
 >>> # print(result.gcg()); result.to_json()["play_points"]
@@ -119,6 +120,10 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
             out.doubtful.append(f"{first_name}: tiles on the board before the first play; they are not scored")
         eyes.commit(game.state.board.rows())
     del first  # read: not kept while the others are
+    # A photo with the board covered (a player's arm, someone leaning over) that shows no play,
+    # or none surely: its turn is left open, and the next photo, which shows what it hid,
+    # settles the open turns and its own.
+    open_turns: list[_Covered] = []
     for name, image in frames:
         if game.state.over:
             out.doubtful.append(f"{name}: after the end of the game; not read")
@@ -127,14 +132,28 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
             _turn_upright(eyes, image)
         reading = eyes.read(image)
         if reading is None:
-            out.doubtful.append(f"{name}: the board was not seen; taken as a pass")
-            _pass(game, out)
+            open_turns.append(_Covered(name, frozenset(), "the board was not seen"))
+            out.doubtful.append(f"{name}: the board was not seen; its turn is settled by the next photo")
             continue
         change = compare(game.state.board, reading, doubt_below)
-        _withdraw_if_taken_off(game, change, out, name)
+        hidden = _withdraw_if_taken_off(game, change, out, name, patient=not open_turns)
         change = compare(game.state.board, reading, doubt_below)  # against the board as it now stands
-        _turn(game, change, reading, out, name, lexicon)
+        apart = _apart(game.state.board, change.new)
+        if (hidden and not _surely_one_play(game, change)) or (apart and apart == set(change.new)):
+            # Tiles played not seen, or new ones joined to nothing: something over the board. It
+            # changed the look of the squares under it, and an arm may read as empty squares:
+            # only squares that did not change are known to be empty still.
+            unchanged = _seen_empty(game.state.board, reading, doubt_below) - {Square(r, c) for r, c in eyes.looked_at}
+            why = "the board partly covered" if hidden else "only tiles joined to none on the board read"
+            open_turns.append(_Covered(name, frozenset(unchanged), why))
+            out.doubtful.append(f"{name}: {why}; its turn is settled by the next photo")
+            continue  # not committed: the next photo is compared with the last one seen whole
+        _settle(game, change, reading, out, name, lexicon, open_turns)
+        open_turns = []
         eyes.commit(game.state.board.rows())
+    for turn in open_turns:
+        out.doubtful.append(f"{turn.name}: {turn.why}, and no photo after it shows the board whole; taken as a pass")
+        _pass(game, out)
     out.play_points = list(game.state.scores)
     s = game.state
     if s.going_out is not None and not s.over:
@@ -143,6 +162,55 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         except IllegalEvent as e:
             out.doubtful.append(f"the end of the game could not be settled: {e}")
     return out
+
+
+@dataclass(frozen=True)
+class _Covered:
+    """A photo whose turn is left open: its name, the empty squares it saw unchanged, and why."""
+
+    name: str
+    seen_empty: frozenset[Square]
+    why: str
+
+
+def _settle(game: Game, change: BoardChange, reading: BoardReading, out: Rescored, name: str,
+            lexicon: Lexicon | None, open_turns: Sequence[_Covered]) -> None:
+    """The turn this photo shows, and the turns left open before it (:class:`_Covered`). With one
+    open, new tiles all where it saw empty squares were put down after it: it was a pass. Else
+    the new tiles hold its play too (the plays are taken in turn); turns no play is found for
+    are passes, after the plays."""
+    if not open_turns:
+        _turn(game, change, reading, out, name, lexicon)
+        return
+    names = ", ".join(t.name for t in open_turns)
+    if len(open_turns) == 1 and set(change.new) <= open_turns[0].seen_empty:
+        out.doubtful.append(f"{names}: {open_turns[0].why}, and every new tile in {name} stands where it saw an "
+                            "empty square; taken as a pass")
+        _pass(game, out)
+        _turn(game, change, reading, out, name, lexicon)
+        return
+    before = len(game.state.moves)
+    _turn(game, change, reading, out, name, lexicon)
+    short = len(open_turns) + 1 - (len(game.state.moves) - before)
+    if short > 0:
+        out.doubtful.append(f"{names}: {short} turn{'s' if short > 1 else ''} with no play seen in {name}; "
+                            "taken as passes after its plays")
+        for _ in range(short):
+            _pass(game, out)
+
+
+def _seen_empty(board: Board, reading: BoardReading, doubt_below: float) -> frozenset[Square]:
+    """The empty squares of ``board`` that ``reading`` shows empty, surely."""
+    return frozenset(q for r in range(board.size) for c in range(board.size)
+                     if not board.occupied(q := Square(r, c)) and reading.at(q)[0] == "." and reading.at(q)[1] >= doubt_below)
+
+
+def _surely_one_play(game: Game, change: BoardChange) -> bool:
+    """Whether the new tiles are one play, none of them in doubt or a blank (what an arm over the
+    board reads as): all a photo with the board partly covered is trusted for."""
+    new = change.new
+    return (bool(new) and not any(q in new for q in change.doubtful) and "?" not in new.values()
+            and is_one_play(game.state.board, new, game.rules.tiles))
 
 
 def _turn_upright(eyes: VisionReader, image: np.ndarray) -> None:
@@ -162,30 +230,35 @@ def _pass(game: Game, out: Rescored) -> None:
         out.doubtful.append(f"a pass could not be recorded: {e}")
 
 
-def _withdraw_if_taken_off(game: Game, change: BoardChange, out: Rescored, name: str) -> None:
-    """Tiles of the last play gone from the board: it was challenged off (a phony withdrawn)."""
+def _withdraw_if_taken_off(game: Game, change: BoardChange, out: Rescored, name: str, patient: bool = True) -> set[Square]:
+    """Tiles of the last play gone from the board: it was challenged off (a phony withdrawn).
+    Tiles gone that are not that: hidden (kept as played), returned. Half or more of them gone,
+    not all, is a withdrawal with a tile misread only when the photo before was not clear either
+    (not ``patient``); else they are taken as hidden, by an arm say, for the next photo to tell."""
     s = game.state
-    if not change.missing or s.last_play is None:
-        return
-    last = {p.square for p in s.last_play.scored.placements}
+    if not change.missing:
+        return set()
     gone = set(change.missing)
-    if not gone <= last or len(gone) * 2 < len(last):
+    last = {p.square for p in s.last_play.scored.placements} if s.last_play is not None else set()
+    if not gone <= last or len(gone) * 2 < len(last) or (patient and gone != last):
         names = ", ".join(str(q) for q in sorted(gone, key=lambda q: (q.row, q.col)))
         out.doubtful.append(f"{name}: tiles already played not seen on {names}; kept as played")
-        return
+        return gone
+    assert s.last_play is not None  # gone is not empty and within its tiles
     player = s.last_play.player
     challenger = next(i for i in range(len(game.players)) if i != player) if len(game.players) == 2 else s.turn
     try:
         game.challenge(challenger, acceptable=False)
     except IllegalEvent as e:
         out.doubtful.append(f"{name}: the tiles of the last play are gone, but it could not be withdrawn: {e}")
-        return
+        return set()
     for i in range(len(out.plays) - 1, -1, -1):
         if not out.plays[i].withdrawn:
             out.plays[i] = replace(out.plays[i], withdrawn=True)
             break
     if gone != last:
         out.doubtful.append(f"{name}: only some of the last play's tiles are gone; the play was withdrawn")
+    return set()
 
 
 def _turn(game: Game, change: BoardChange, reading: BoardReading, out: Rescored, name: str,
@@ -236,7 +309,15 @@ def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lex
     own); one play or several with a blank the camera did not see (a plain wooden blank on a
     square of its colour), on an empty square beside the new tiles, whose letter makes the words
     acceptable; several plays whatever their words. Each guess is listed. Failing all, the
-    tiles as they are (then not a play: taken as a pass, listed)."""
+    tiles as they are (then not a play: taken as a pass, listed). New tiles joined to no tile on
+    the board (nor, on an empty board, to the centre) can be in no play: an arm over the board, a
+    mark on it, read as tiles. They are left out, listed, and the rest taken as above."""
+    apart = _apart(board, new)
+    if apart and len(apart) < len(new):
+        names = ", ".join(str(q) for q in sorted(apart, key=lambda q: (q.row, q.col)))
+        out.doubtful.append(f"{name}: tiles read on {names}, joined to no tile on the board, are in no play "
+                            "(an arm over the board, a mark on it); taken as not there")
+        return _plays_in(board, {q: t for q, t in new.items() if q not in apart}, tiles, lexicon, out, name, feasible)
     if is_one_play(board, new, tiles):
         return [new]
     judge = (lambda words: all(w in lexicon for w in words)) if lexicon is not None else None
@@ -266,6 +347,29 @@ def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lex
                             "taken in the order found, the players taking turns")
         return parts
     return [new]
+
+
+def _apart(board: Board, new: dict[Square, str]) -> set[Square]:
+    """The new tiles joined, side by side through new tiles, to no tile already on ``board`` (on
+    an empty board, to none on its centre square).
+
+    >>> b = Board(); b[Square.parse("H8")] = "A"
+    >>> sorted(map(str, _apart(b, {Square.parse("I8"): "T", Square.parse("J8"): "E", Square.parse("A1"): "?"})))
+    ['A1']
+    """
+    start = board.layout.start
+    joined = {q for q in new if (board.is_empty() and q == start) or any(
+        (n := Square(q.row + dr, q.col + dc)).on_board(board.size) and board.occupied(n)
+        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)))}
+    reach = list(joined)
+    while reach:
+        q = reach.pop()
+        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            n = Square(q.row + dr, q.col + dc)
+            if n in new and n not in joined:
+                joined.add(n)
+                reach.append(n)
+    return set(new) - joined
 
 
 def _blanks_left(board: Board, new: dict[Square, str], tiles: TileSet) -> int:

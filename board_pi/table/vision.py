@@ -212,6 +212,12 @@ class VisionReader:
         with self._using:
             return self._read(frame)
 
+    @property
+    def looked_at(self) -> list[tuple[int, int]]:
+        """(row, col) of the squares the last reading read: those whose look changed since the
+        last commit, and those completing a line of new tiles. Empty once committed."""
+        return list(self._seen[2]) if self._seen is not None else []
+
     def straightened(self, frame: np.ndarray) -> np.ndarray:
         """The frame as the calibration sees it: straightened by the camera lens's bend where the
         calibration measured one (:mod:`~board_pi.vision.lens`), else as it is. The corners the

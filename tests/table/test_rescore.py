@@ -266,3 +266,44 @@ def test_the_first_tiles_say_which_way_round_the_board_lies() -> None:
     result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"]).to_json()
     assert [(m["position"], m["word"], m["score"]) for m in result["moves"]] == [
         ("8D", "WINDY", 32), ("7C", "GALE", 16), ("9E", "HE", 14)], result
+
+
+def _with_an_arm(states: list[list[str]], at: int, arm: int) -> list[tuple[str, np.ndarray]]:
+    """The photos of ``states``, the one at ``at`` with an arm over the board (rendered with seed ``arm``)."""
+    return [(f"press{i}", render_board(rows, seed=arm if i == at else 700 + i, hand=i == at, tilt=8.0, effects=False,
+                                       style=random_style(np.random.default_rng(11)), pose_seed=11).image)
+            for i, rows in enumerate(states)]
+
+
+@pytest.mark.parametrize("arm, why", [
+    (902, "the board partly covered"),  # it hides GALE and WINDY's tiles, and YES
+    (905, "joined to no tile on the board"),  # YES seen; the arm read as a tile far from the others
+    (907, "only tiles joined to none on the board read"),  # YES hidden; the arm read as a tile
+])
+def test_an_arm_over_the_board_at_a_press_leaves_its_turn_to_the_next_photo(arm: int, why: str) -> None:
+    # Ann's press is photographed with an arm over the board. Before, her YES was lost as a pass
+    # (or misread), and Bob was given it and Ann his SO. Now a photo showing tiles already played
+    # hidden, or only tiles joined to nothing, leaves its turn open; the next photo, showing the
+    # board whole, settles both turns, each play to its player.
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.wordlists import load_lexicon
+
+    plays = ["8D WINDY", "7C GALE", "H8 YES", "10H SO"]
+    result = rescore_frames(iter(_with_an_arm(boards(plays), 3, arm)), ENGLISH, ["Ann", "Bob"],
+                            load_lexicon(None, tiles=ENGLISH))
+    assert [(m.player, m.position, m.score) for m in result.plays] == [
+        ("Ann", "8D", 32), ("Bob", "7C", 16), ("Ann", "H8", 6), ("Bob", "10H", 2)], result.doubtful
+    assert scores(plays) == [32, 16, 6, 2] and result.play_points == [38, 18]
+    assert any(why in d for d in result.doubtful), result.doubtful
+
+
+def test_a_pass_photographed_under_an_arm_is_a_pass_where_the_next_tiles_were_seen_empty() -> None:
+    # Ann passes (or exchanges) with an arm over the board, hiding some of WINDY's tiles; Bob
+    # then plays YES on squares the arm left in view, seen empty at Ann's press: hers was a pass.
+    from board_pi.table.rescore import rescore as rescore_frames
+
+    b = boards(["8D WINDY", "7C GALE", "H8 YES"])
+    result = rescore_frames(iter(_with_an_arm([b[0], b[1], b[2], b[2], b[3]], 3, 909)), ENGLISH, ["Ann", "Bob"])
+    assert [(m.player, m.text) for m in result.game.state.moves] == [
+        (0, "8D WINDY"), (1, "7C GALE"), (0, "pass"), (1, "H8 (Y)ES")], result.doubtful
+    assert any("stands where it saw an empty square; taken as a pass" in d for d in result.doubtful)

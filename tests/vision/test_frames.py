@@ -344,6 +344,26 @@ def test_a_large_photo_is_decoded_reduced_and_says_its_scale(tmp_path: Path) -> 
         load_photo(tmp_path / "missing.jpg")
 
 
+def test_a_phone_photo_stored_sideways_is_turned_as_its_exif_says(tmp_path: Path) -> None:
+    # Phones store a portrait photo's pixels sideways and say in the EXIF orientation how to turn
+    # them; corners a person gives are in the photo as shown. Decoded whole and reduced alike.
+    from PIL import Image
+
+    from board_pi.vision.frames import load_photo
+
+    shown = cv2.resize(_frame(40), (1500, 2000))  # portrait, as the phone shows it
+    shown[:200, :300] = (0, 0, 255)  # its top-left corner red
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "turn 90 degrees clockwise to show"
+    stored = Image.fromarray(cv2.cvtColor(np.rot90(shown).copy(), cv2.COLOR_BGR2RGB))  # its pixels a quarter turn back
+    stored.save(tmp_path / "phone.jpg", exif=exif.tobytes(), quality=95)
+    assert stored.size == (2000, 1500)
+    for image in (load_image(tmp_path / "phone.jpg"), load_photo(tmp_path / "phone.jpg", 700)[0]):
+        h, w = image.shape[:2]
+        assert h > w and abs(h / w - 4 / 3) < 0.01
+        assert image[h // 40, w // 40].tolist() == pytest.approx([0, 0, 255], abs=40)
+
+
 def test_a_folder_skips_too_large_images_and_says_why(tmp_path: Path) -> None:
     from tests.vision.huge_image import huge_png
 
