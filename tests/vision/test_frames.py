@@ -194,11 +194,16 @@ class _StandInPicamera2:
         self.calls.append(("close", None))
 
 
-def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+def _picamera2_is(monkeypatch: pytest.MonkeyPatch, camera: type) -> None:
+    """``import picamera2`` gives a module whose Picamera2 is ``camera`` (a stand-in), none made yet."""
     module = types.ModuleType("picamera2")
-    module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
+    module.Picamera2 = camera  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "picamera2", module)
     _StandInPicamera2.instances.clear()
+
+
+def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    _picamera2_is(monkeypatch, _StandInPicamera2)
     slept: list[float] = []
     with PiCameraSource(size=(2028, 1520), sleep=slept.append) as src:
         cam = _StandInPicamera2.instances[0]
@@ -218,9 +223,7 @@ def test_picamera2_one_configuration_full_view_frozen_settings(monkeypatch: pyte
 
 
 def test_picamera2_by_spec(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
+    _picamera2_is(monkeypatch, _StandInPicamera2)
     slept: list[float] = []
     with open_source("picamera2:1332x990", sleep=slept.append) as src:
         f = src.read()
@@ -228,10 +231,7 @@ def test_picamera2_by_spec(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_picamera2_takes_saved_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = _StandInPicamera2  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    _StandInPicamera2.instances.clear()
+    _picamera2_is(monkeypatch, _StandInPicamera2)
     # As read back from a calibration's JSON: lists, and keys that are not controls.
     saved = {"source": "picamera2", "ExposureTime": 20000, "AnalogueGain": 1.5, "ColourGains": [2.0, 1.4]}
     slept: list[float] = []
@@ -262,10 +262,7 @@ class _LampOverTheBoard(_StandInPicamera2):
 
 
 def test_picamera2_takes_the_exposure_down_where_the_board_is_burnt_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = _LampOverTheBoard  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
-    _StandInPicamera2.instances.clear()
+    _picamera2_is(monkeypatch, _LampOverTheBoard)
     slept: list[float] = []
     with PiCameraSource(size=(640, 480), sleep=slept.append) as src:
         frame = src.read()
@@ -288,9 +285,7 @@ def test_picamera2_leaves_a_board_that_is_not_burnt_out_alone(monkeypatch: pytes
         def capture_metadata(self) -> dict:
             return {"ExposureTime": 10000, "AnalogueGain": 2.0, "ColourGains": (1.9, 1.6)}
 
-    module = types.ModuleType("picamera2")
-    module.Picamera2 = Dim  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "picamera2", module)
+    _picamera2_is(monkeypatch, Dim)
     slept: list[float] = []
     with PiCameraSource(size=(640, 480), sleep=slept.append) as src:
         assert src.settings["ExposureTime"] == 10000 and src.settings["AnalogueGain"] == 2.0
