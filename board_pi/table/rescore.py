@@ -120,9 +120,8 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
             out.doubtful.append(f"{first_name}: tiles on the board before the first play; they are not scored")
         eyes.commit(game.state.board.rows())
     del first  # read: not kept while the others are
-    # A photo with the board covered (a player's arm, someone leaning over) that shows no play,
-    # or none surely: its turn is left open, and the next photo, which shows what it hid,
-    # settles the open turns and its own.
+    # A photo with the board covered (a player's arm, someone leaning over): its turn is left
+    # open, and the next photo, which shows what it hid, settles the open turns and its own.
     open_turns: list[_Covered] = []
     for name, image in frames:
         if game.state.over:
@@ -139,12 +138,12 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         hidden = _withdraw_if_taken_off(game, change, out, name, patient=not open_turns)
         change = compare(game.state.board, reading, doubt_below)  # against the board as it now stands
         apart = _apart(game.state.board, change.new)
-        if (hidden and not _surely_one_play(game, change)) or (apart and apart == set(change.new)):
+        if hidden or apart:
             # Tiles played not seen, or new ones joined to nothing: something over the board. It
             # changed the look of the squares under it, and an arm may read as empty squares:
             # only squares that did not change are known to be empty still.
             unchanged = _seen_empty(game.state.board, reading, doubt_below) - {Square(r, c) for r, c in eyes.looked_at}
-            why = "the board partly covered" if hidden else "only tiles joined to none on the board read"
+            why = "the board partly covered" if hidden else "tiles read that join no tile on the board"
             open_turns.append(_Covered(name, frozenset(unchanged), why))
             out.doubtful.append(f"{name}: {why}; its turn is settled by the next photo")
             continue  # not committed: the next photo is compared with the last one seen whole
@@ -203,14 +202,6 @@ def _seen_empty(board: Board, reading: BoardReading, doubt_below: float) -> froz
     """The empty squares of ``board`` that ``reading`` shows empty, surely."""
     return frozenset(q for r in range(board.size) for c in range(board.size)
                      if not board.occupied(q := Square(r, c)) and reading.at(q)[0] == "." and reading.at(q)[1] >= doubt_below)
-
-
-def _surely_one_play(game: Game, change: BoardChange) -> bool:
-    """Whether the new tiles are one play, none of them in doubt or a blank (what an arm over the
-    board reads as): all a photo with the board partly covered is trusted for."""
-    new = change.new
-    return (bool(new) and not any(q in new for q in change.doubtful) and "?" not in new.values()
-            and is_one_play(game.state.board, new, game.rules.tiles))
 
 
 def _turn_upright(eyes: VisionReader, image: np.ndarray) -> None:
