@@ -308,3 +308,28 @@ def test_a_pass_photographed_under_an_arm_is_a_pass_where_the_next_tiles_were_se
     assert [(m.player, m.text) for m in result.game.state.moves] == [
         (0, "8D WINDY"), (1, "7C GALE"), (0, "pass"), (1, "H8 (Y)ES")], result.doubtful
     assert any("stands where it saw an empty square; taken as a pass" in d for d in result.doubtful)
+
+
+def test_a_change_of_light_in_one_photo_of_a_real_game_changes_nothing(shared_data: Path) -> None:
+    # The real game's tuning photos, one of them darker (a cloud, a lamp switched off): many
+    # empty squares look changed in it and still read empty, as under an arm. That alone must
+    # not leave its turn open: each play stays with its player, as with the photos as they are.
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.vision.evaluate import real_split
+    from board_pi.vision.frames import load_image
+    from board_pi.wordlists import load_lexicon
+
+    truth = json.loads((ROOT / "tests" / "data" / "jheidel_game.json").read_text())
+    split = real_split()["jheidel-2015"]
+    names = [n for n in [truth["first"]] + [s["frame"] for s in truth["steps"]] if split.part(n) == "tuning"]
+    photos = [load_image(shared_data / truth["folder"] / n) for n in names]
+    lexicon = load_lexicon(None, tiles=ENGLISH)
+
+    def plays(images: list[np.ndarray]) -> list[tuple[str, str, str]]:
+        result = rescore_frames(iter(zip(names, images)), ENGLISH, ["Ann", "Bob"], lexicon)
+        return [(p.player, p.position, p.word) for p in result.plays]
+
+    as_they_are = plays(photos)
+    assert len(as_they_are) == 17
+    darker = [np.clip(im * 0.6, 0, 255).astype(np.uint8) if i == 4 else im for i, im in enumerate(photos)]
+    assert plays(darker) == as_they_are
