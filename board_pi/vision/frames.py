@@ -396,8 +396,9 @@ class PiCameraSource(_Source):
     DARKER = 0.7
     """What each step of :meth:`freeze` multiplies the exposure by (gain first, then time)."""
     DARKER_STEPS = 4
-    """At most this many steps: a white cloth in the middle is not a board to save, and a frame
-    a quarter as bright (0.7 ** 4) still reads."""
+    """At most this many steps (down to 0.7 ** 4, about a quarter): a white cloth in the middle
+    of the frame is not the board, and a board still burnt out at a quarter of the exposure was
+    more than four times too bright (the doctor says so)."""
 
     def freeze(self, sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
         """Fix exposure and white balance at what the camera has settled on; returns those values.

@@ -333,3 +333,34 @@ def test_a_change_of_light_in_one_photo_of_a_real_game_changes_nothing(shared_da
     assert len(as_they_are) == 17
     darker = [np.clip(im * 0.6, 0, 255).astype(np.uint8) if i == 4 else im for i, im in enumerate(photos)]
     assert plays(darker) == as_they_are
+
+
+def test_something_left_on_the_board_leaves_one_turn_open_not_the_rest_of_the_game() -> None:
+    # From Ann's YES on, something the size of two tiles lies on the board away from the game (a
+    # pen, two tokens), read as two tiles joined to nothing. Her photo's turn is left open (it
+    # might be an arm); the next photo shows them still there, so they are no arm: left out, and
+    # both turns settled there. Left open photo after photo, the rest of the game was lost.
+    import cv2
+
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.wordlists import load_lexicon
+
+    plays = ["8D WINDY", "7C GALE", "H8 YES", "10H SO"]
+    photos = []
+    for i, rows in enumerate(boards(plays)):
+        r = render_board(rows, seed=700 + i, hand=False, tilt=8.0, effects=False,
+                         style=random_style(np.random.default_rng(11)), pose_seed=11)
+        image = r.image.copy()
+        if i >= 3:
+            to_frame = cv2.getPerspectiveTransform(np.float32([[0, 0], [15, 0], [15, 15], [0, 15]]), r.corners)
+            for col in (12, 13):  # M3 and N3
+                square = np.float32([[[col + 0.06, 2.06]], [[col + 0.94, 2.06]], [[col + 0.94, 2.94]], [[col + 0.06, 2.94]]])
+                quad = cv2.perspectiveTransform(square, to_frame).reshape(-1, 2).astype(np.int32)
+                cv2.fillConvexPoly(image, quad, (170, 215, 235))
+                cv2.polylines(image, [quad], True, (90, 120, 140), 2)
+        photos.append((f"press{i}", image))
+    result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
+    assert [(m.player, m.position, m.score) for m in result.plays] == [
+        ("Ann", "8D", 32), ("Bob", "7C", 16), ("Ann", "H8", 6), ("Bob", "10H", 2)], result.doubtful
+    assert any("press4: tiles read on M3, N3, joined to no tile on the board, are in no play" in d
+               for d in result.doubtful), result.doubtful
