@@ -138,14 +138,15 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         hidden = _withdraw_if_taken_off(game, change, out, name, patient=not open_turns)
         change = compare(game.state.board, reading, doubt_below)  # against the board as it now stands
         apart = _apart(game.state.board, change.new)
-        if (hidden or apart) and not open_turns:
+        if (hidden or apart or _doubtful_plays(game, change, lexicon)) and not open_turns:
             # Tiles played not seen, or new ones joined to nothing: something over the board. It
             # changed the look of the squares under it, and an arm may read as empty squares:
             # only squares that did not change are known to be empty still. Once: what is still
             # so in the next photo is no arm (a tile misread, a coin left on the board), and is
             # settled there (kept as played; left out of the play).
             unchanged = _seen_empty(game.state.board, reading, doubt_below) - {Square(r, c) for r, c in eyes.looked_at}
-            why = "the board partly covered" if hidden else "tiles read that join no tile on the board"
+            why = ("the board partly covered" if hidden else "tiles read that join no tile on the board" if apart
+                   else "new tiles in doubt that make no play of acceptable words")
             open_turns.append(_Covered(name, frozenset(unchanged), why))
             out.doubtful.append(f"{name}: {why}; its turn is settled by the next photo")
             continue  # not committed: the next photo is compared with the last one seen whole
@@ -198,6 +199,19 @@ def _settle(game: Game, change: BoardChange, reading: BoardReading, out: Rescore
                             "taken as passes after its plays")
         for _ in range(short):
             _pass(game, out)
+
+
+def _doubtful_plays(game: Game, change: BoardChange, lexicon: Lexicon | None) -> bool:
+    """Whether the new tiles, some of them in doubt, are not one play, nor plays whose words are
+    all acceptable: an arm over the board read as tiles beside the game reads so."""
+    new = change.new
+    if not any(q in new for q in change.doubtful) or lexicon is None:
+        return False
+    board, tiles = game.state.board, game.rules.tiles
+    if is_one_play(board, new, tiles):
+        return False
+    judge = lambda words: all(w in lexicon for w in words)  # noqa: E731
+    return not split_plays(board, new, tiles, judge, feasible=_racks_allow(game))
 
 
 def _seen_empty(board: Board, reading: BoardReading, doubt_below: float) -> frozenset[Square]:

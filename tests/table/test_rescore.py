@@ -280,12 +280,14 @@ def _with_an_arm(states: list[list[str]], at: int, arm: int) -> list[tuple[str, 
     (905, "tiles read that join no tile on the board"),  # YES seen; the arm read as a tile far from the others
     (907, "tiles read that join no tile on the board"),  # YES hidden; the arm read as a tile
     (914, "tiles read that join no tile on the board"),  # YES's S hidden, read as YE; the arm read as a tile
+    (940, "new tiles in doubt that make no play of acceptable words"),  # the arm read as tiles beside WINDY
 ])
 def test_an_arm_over_the_board_at_a_press_leaves_its_turn_to_the_next_photo(arm: int, why: str) -> None:
     # Ann's press is photographed with an arm over the board. Before, her YES was lost as a pass
     # (or misread), and Bob was given it and Ann his SO. Now a photo showing tiles already played
-    # hidden, or tiles joined to nothing, leaves its turn open; the next photo, showing the board
-    # whole, settles both turns, each play to its player.
+    # hidden, tiles joined to nothing, or tiles in doubt that make no acceptable play, leaves its
+    # turn open; the next photo, showing the board whole, settles both turns, each play to its
+    # player.
     from board_pi.table.rescore import rescore as rescore_frames
     from board_pi.wordlists import load_lexicon
 
