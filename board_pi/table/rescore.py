@@ -138,12 +138,12 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         hidden = _withdraw_if_taken_off(game, change, out, name, patient=not open_turns)
         change = compare(game.state.board, reading, doubt_below)  # against the board as it now stands
         apart = _apart(game.state.board, change.new)
-        if (hidden or apart or _doubtful_plays(game, change, lexicon)) and not open_turns:
-            # Tiles played not seen, or new ones joined to nothing: something over the board. It
-            # changed the look of the squares under it, and an arm may read as empty squares:
-            # only squares that did not change are known to be empty still. Once: what is still
-            # so in the next photo is no arm (a tile misread, a coin left on the board), and is
-            # settled there (kept as played; left out of the play).
+        if not open_turns and (hidden or apart or _doubtful_plays(game, change, lexicon)):
+            # Tiles played not seen, new ones joined to nothing, or new ones in doubt that make no
+            # acceptable play: something over the board. It changed the look of the squares under
+            # it, and an arm may read as empty squares: only squares that did not change are
+            # known to be empty still. Once: what is still so in the next photo is no arm (a
+            # tile misread, something left on the board), and is settled there.
             unchanged = _seen_empty(game.state.board, reading, doubt_below) - {Square(r, c) for r, c in eyes.looked_at}
             why = ("the board partly covered" if hidden else "tiles read that join no tile on the board" if apart
                    else "new tiles in doubt that make no play of acceptable words")
