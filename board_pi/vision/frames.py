@@ -384,12 +384,15 @@ class PiCameraSource(_Source):
             fixed.update({k: (tuple(v) if isinstance(v, list) else v) for k, v in controls.items()
                           if k in ("ExposureTime", "AnalogueGain", "ColourGains")})
             self._cam.set_controls(fixed)
-            sleep(min(settle, 0.5))  # a few frames for the new controls to take effect
+            sleep(min(settle, self.CONTROLS_TAKE))
             self.settings = fixed
         else:
             sleep(settle)
             self.settings = self.freeze(sleep)
 
+    CONTROLS_TAKE = 0.5
+    """Seconds for controls set to reach the frames captured: libcamera applies them a few frames
+    later, and a full-sensor still mode runs at ten to fifteen frames a second."""
     BURNT_OUT = 0.05
     """The share of the frame's middle half (where the board lies) burnt out white
     (:func:`washed_out`) above which the exposure settled on is too long for the board."""
@@ -426,7 +429,7 @@ class PiCameraSource(_Source):
             if "AnalogueGain" in fixed:
                 fixed["AnalogueGain"] = lower
             self._cam.set_controls(fixed)
-            sleep(0.3)  # a few frames for the new exposure to reach the sensor's output
+            sleep(self.CONTROLS_TAKE)
         return fixed
 
     def read(self) -> np.ndarray | None:
