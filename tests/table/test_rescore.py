@@ -342,8 +342,6 @@ def test_something_left_on_the_board_leaves_one_turn_open_not_the_rest_of_the_ga
     # pen, two tokens), read as two tiles joined to nothing. Her photo's turn is left open (it
     # might be an arm); the next photo shows them still there, so they are no arm: left out, and
     # both turns settled there. Left open photo after photo, the rest of the game was lost.
-    import cv2
-
     from board_pi.table.rescore import rescore as rescore_frames
     from board_pi.wordlists import load_lexicon
 
