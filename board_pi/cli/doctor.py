@@ -164,8 +164,7 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
             outcome["shape"] = getattr(frame, "shape", None)
             outcome["board"] = locate.find_board(frame)
             if hasattr(frames, "grain") and getattr(frame, "ndim", 0) >= 2:
-                h, w = frame.shape[:2]
-                outcome["grain"] = frames.grain(frame[h // 4:h - h // 4, w // 4:w - w // 4])
+                outcome["grain"] = frames.grain(frames.middle_half(frame))
             board = outcome["board"]
             if not _board_missing(board) and hasattr(read, "board_washed_out"):
                 outcome["burnt"] = read.board_washed_out(frame, board.corners)
@@ -197,10 +196,9 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
         return Result("camera", FAIL, f"captured {size} from {cfg.camera.source!r}, but no board found in it",
                       "put the board fully in view (see docs/hardware.md for the camera height), light it evenly, "
                       "and clear the board edges; then run the doctor again")
-    burnt = outcome.get("burnt")
-    if burnt is not None and burnt >= read.WASHED_OUT_BOARD:
-        return Result("camera", WARN, f"captured {size} from {cfg.camera.source!r}; board found, but "
-                      f"{read.washed_out_note(burnt)}",
+    burnt = read.washed_out_note(outcome["burnt"]) if "burnt" in outcome else None
+    if burnt:
+        return Result("camera", WARN, f"captured {size} from {cfg.camera.source!r}; board found, but {burnt}",
                       "take the light down or move the lamp off the board's axis; a Pi camera takes its exposure "
                       "down by itself when it starts, a webcam may need its exposure set lower (v4l2-ctl); "
                       "then calibrate again")

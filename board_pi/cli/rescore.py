@@ -13,7 +13,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from ..rules.tiles import UnknownTileSet, tile_set
     from ..table.rescore import RescoreError, rescore
     from ..vision.frames import FrameSourceError, check_image, load_photo
-    from ..vision.read import WASHED_OUT_BOARD, ReadError, washed_out_note
+    from ..vision.read import ReadError, washed_out_note
     from ..wordlists import NoLexicon, load_lexicon
 
     def fail(message: str) -> int:
@@ -46,9 +46,10 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             return fail(str(e))
     # Each photo decoded when its turn comes and let go after: a game of phone photos takes the
     # memory of one, not of all of them at once. All at the size the first one's board needs.
-    longest, burnt = _first_look(args.frames[0])
-    if burnt is not None and burnt >= WASHED_OUT_BOARD:
-        print(f"board-pi rescore: the first photo: {washed_out_note(burnt)}", file=sys.stderr)
+    longest, share = _first_look(args.frames[0])
+    burnt = washed_out_note(share)
+    if burnt:
+        print(f"board-pi rescore: the first photo: {burnt}", file=sys.stderr)
     frames = ((path, load_photo(path, longest)[0]) for path in args.frames)
     try:
         result = rescore(frames, tiles, players, lexicon)

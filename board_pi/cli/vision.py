@@ -17,8 +17,7 @@ from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker_image, save
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
 from ..vision.frames import FrameSourceError, open_source
-from ..vision.read import (WASHED_OUT_BOARD, NoBoard, ReadError, Reader, board_washed_out, load_profile, photo_board,
-                           washed_out_note)
+from ..vision.read import NoBoard, ReadError, Reader, board_washed_out, load_profile, photo_board, washed_out_note
 from .errors import UsageError
 
 
@@ -50,10 +49,9 @@ def cmd_read(args: argparse.Namespace) -> int:
         return 2
     if reading.turn is not None and reading.turn.worth_telling:
         print(f"board-pi read: {reading.turn.message}", file=sys.stderr)
-    burnt = board_washed_out(image, corners)
-    if burnt >= WASHED_OUT_BOARD:
-        print(f"board-pi read: {washed_out_note(burnt)}; a photo with less light on the board reads more surely",
-              file=sys.stderr)
+    burnt = washed_out_note(board_washed_out(image, corners))
+    if burnt:
+        print(f"board-pi read: {burnt}; a photo with less light on the board reads more surely", file=sys.stderr)
     if args.json:
         print(json.dumps(reading.to_json()))
     else:
@@ -139,9 +137,9 @@ def cmd_calibrate(args: Any) -> int:
               "by it (the corners above are the straightened frame's)")
     print(f"markers: {', '.join(map(str, sorted(cal.markers))) if cal.markers else 'none'}")
     print(f"grid lines on the predicted lines: {cal.reference['lines']:.0%}; premium layout match {cal.reference['premium']:.2f}")
-    burnt = board_washed_out(cal.lens.straighten(frame) if cal.bend else frame, cal.corners)
-    if burnt >= WASHED_OUT_BOARD:
-        print(f"warning: {washed_out_note(burnt)}. Take the light on the board down (or the camera's exposure) "
-              "and calibrate again", file=sys.stderr)
+    burnt = washed_out_note(board_washed_out(cal.lens.straighten(frame), cal.corners))
+    if burnt:
+        print(f"warning: {burnt}. Take the light on the board down (or the camera's exposure) and calibrate again",
+              file=sys.stderr)
     print(f"saved {path}")
     return 0

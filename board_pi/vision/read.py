@@ -191,8 +191,15 @@ def board_washed_out(image: np.ndarray, corners: np.ndarray) -> float:
     return washed_out(warp_grid(as_bgr(image), corners, 16))
 
 
-def washed_out_note(share: float) -> str:
-    """What a reader of a board burnt out over :data:`WASHED_OUT_BOARD` is told."""
+def washed_out_note(share: float | None) -> str | None:
+    """What a reader is told of a board with ``share`` of it burnt out white
+    (:func:`board_washed_out`): None below :data:`WASHED_OUT_BOARD`, or with no share (no board).
+
+    >>> washed_out_note(0.1) is None, washed_out_note(0.4)[:37]
+    (True, '40% of the board is burnt out white (')
+    """
+    if share is None or share < WASHED_OUT_BOARD:
+        return None
     return (f"{share:.0%} of the board is burnt out white (too much light on it, or too long an exposure): "
             "there a blank tile and an empty square look alike")
 
