@@ -6,6 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def cmd_rescore(args: argparse.Namespace) -> int:
@@ -46,11 +50,12 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             return fail(str(e))
     # Each photo decoded when its turn comes and let go after: a game of phone photos takes the
     # memory of one, not of all of them at once. All at the size the first one's board needs.
-    longest, share = _first_look(args.frames[0])
+    first, longest, share = _first_look(args.frames[0])
     burnt = washed_out_note(share)
     if burnt:
         print(f"board-pi rescore: the first photo: {burnt}", file=sys.stderr)
-    frames = ((path, load_photo(path, longest)[0]) for path in args.frames)
+    # The first photo as that look decoded it (the size the others are decoded at): not twice.
+    frames = ((path, first.pop() if first else load_photo(path, longest)[0]) for path in args.frames)
     try:
         result = rescore(frames, tiles, players, lexicon)
     except (RescoreError, ReadError, FrameSourceError) as e:
@@ -64,17 +69,18 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     return 0
 
 
-def _first_look(path: str) -> tuple[int, float | None]:
-    """The long side the photos of a game are decoded at: as ``board-pi read`` decodes the first
+def _first_look(path: str) -> tuple[list[np.ndarray], int, float | None]:
+    """The first photo decoded (in a list, for the frames to take it from) and the long side the
+    photos of a game are decoded at: as ``board-pi read`` decodes the first
     (:func:`~board_pi.vision.read.photo_board`), with every pixel a board standing small in it
-    needs; where no board is found there, the usual size (rescore then says so). And the share
-    of the board burnt out white in it (:func:`~board_pi.vision.read.board_washed_out`), None
-    with no board."""
+    needs; where no board is found there, none and the usual size (rescore then says so). And the
+    share of the board burnt out white in it (:func:`~board_pi.vision.read.board_washed_out`),
+    None with no board."""
     from ..vision.frames import PHOTO_SIDE, FrameSourceError
     from ..vision.read import NoBoard, ReadError, board_washed_out, photo_board
 
     try:
         image, corners, _ = photo_board(path, None)
     except (NoBoard, ReadError, FrameSourceError):
-        return PHOTO_SIDE, None
-    return max(image.shape[:2]), board_washed_out(image, corners)
+        return [], PHOTO_SIDE, None
+    return [image], max(image.shape[:2]), board_washed_out(image, corners)

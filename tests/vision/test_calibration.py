@@ -398,6 +398,6 @@ def test_a_lens_that_bends_lines_is_measured_on_the_empty_board_and_undone(tmp_p
 
     with_lens = right(cal)
     assert with_lens >= 222, with_lens
-    if bend:
+    if bend > 0.2:  # a bend the reader's shifted looks cannot absorb (a pincushion of 0.1 they nearly do)
         straight = calibrate(empty, use_markers=False)  # the lens not measured: lines taken as straight
         assert straight.bend == 0 and right(straight) <= with_lens - 5
