@@ -185,8 +185,7 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
     if found is None:
         return None
     labels, H = found
-    lab = cv2.cvtColor(cv2.blur(small, (5, 5)), cv2.COLOR_BGR2LAB)
-    i0, j0, share = grid_window(labels, H, lab, tuning)
+    i0, j0, share = grid_window(labels, H, cv2.blur(small, (5, 5)), tuning)
     outer = np.array([[i0, j0], [i0 + GRID, j0], [i0 + GRID, j0 + GRID], [i0, j0 + GRID]], np.float32)
     pts = cv2.perspectiveTransform(outer.reshape(-1, 1, 2), H).reshape(-1, 2)
     pts = (pts / np.array([sx, sy], np.float32)).astype(np.float32)

@@ -34,8 +34,8 @@ def _aligned(axes: np.ndarray, ref: np.ndarray, tuning: FinderTuning) -> np.ndar
     the step along it, and not much shorter: two tiles that touch make one long blob, which
     would otherwise sit half a square off the lattice.
     """
-    na = np.linalg.norm(axes, axis=2) + 1e-9
-    nr = np.linalg.norm(ref, axis=2) + 1e-9
+    na = np.sqrt((axes * axes).sum(2)) + 1e-9  # np.linalg.norm's sums, without its overhead
+    nr = np.sqrt((ref * ref).sum(2)) + 1e-9
     cos = np.abs(np.einsum("nid,njd->nij", axes, ref)) / (na[:, :, None] * nr[:, None, :])
     straight = np.minimum(cos[:, 0, 0], cos[:, 1, 1])
     crossed = np.minimum(cos[:, 1, 0], cos[:, 0, 1])
@@ -88,10 +88,11 @@ def _grow(quads: Quads, seed: int, neighbours: np.ndarray, tuning: FinderTuning)
         P = pitch[F]  # (k, 2, 2)
         preds = C[F][:, None, :] + np.einsum("sd,kde->kse", _STEPS, P)  # (k, 12, 2)
         cand = neighbours[F]  # (k, m)
-        D = np.linalg.norm(C[cand][:, None, :, :] - preds[:, :, None, :], axis=3)  # (k, 12, m)
-        ks = D.argmin(axis=2)
-        dmin = np.take_along_axis(D, ks[:, :, None], axis=2)[:, :, 0]
-        step = np.linalg.norm(P, axis=2).mean(axis=1)
+        diff = C[cand][:, None, :, :] - preds[:, :, None, :]
+        D2 = (diff * diff).sum(axis=3)  # (k, 12, m) squared: the root of the nearest only
+        ks = D2.argmin(axis=2)
+        dmin = np.sqrt(D2.min(axis=2))
+        step = np.sqrt((P * P).sum(axis=2)).mean(axis=1)
         fi, si = np.nonzero(dmin < tuning.predict_radius * step[:, None])
         if len(fi) == 0:
             break
@@ -146,7 +147,11 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
     if n < tuning.min_squares:
         return None
     C = quads.centres
-    d2 = ((C[:, None, :] - C[None, :, :]) ** 2).sum(-1)
+    # |a|^2 + |b|^2 - 2ab in float64: the same squared distances (the centres are quarter
+    # pixels, so every term is exact) at a fraction of the pairwise differences' cost.
+    C64 = C.astype(np.float64)
+    sq = (C64 * C64).sum(1)
+    d2 = (sq[:, None] + sq[None, :] - 2.0 * (C64 @ C64.T)).astype(np.float32)
     k = min(tuning.neighbours, n)
     neighbours = np.argpartition(d2, k - 1, axis=1)[:, :k]
     # A good seed has neighbours of its own size at one side's distance: a square among squares.
@@ -247,9 +252,12 @@ def kinds_alike_many(c: np.ndarray) -> np.ndarray:
     return np.where(total < 1e-6, 0.0, 1.0 - within / np.maximum(total, 1e-6))
 
 
-def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.ndarray,
+def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, blurred: np.ndarray,
                 tuning: FinderTuning = TUNING) -> tuple[int, int, float]:
-    """The lattice offset (i0, j0) of the 15x15 playing grid, and the share of its squares found."""
+    """The lattice offset (i0, j0) of the 15x15 playing grid, and the share of its squares found.
+
+    ``blurred``: the working copy (BGR) the lattice was found in, blurred 5x5; its colours are
+    compared in Lab at the squares' centres (only those pixels converted)."""
     L = np.array(list(labels.values()))
     imin, jmin = L.min(0)
     imax, jmax = L.max(0)
@@ -266,11 +274,12 @@ def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.n
     gi, gj = np.meshgrid(i_all, j_all, indexing="ij")
     pts = np.stack([gi.ravel() + 0.5, gj.ravel() + 0.5], 1).astype(np.float32)
     img_pts = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
-    h, w = lab_img.shape[:2]
+    h, w = blurred.shape[:2]
     xs = np.clip(np.rint(img_pts[:, 0]).astype(int), 0, w - 1)
     ys = np.clip(np.rint(img_pts[:, 1]).astype(int), 0, h - 1)
     inside = ((img_pts[:, 0] >= 0) & (img_pts[:, 0] < w) & (img_pts[:, 1] >= 0) & (img_pts[:, 1] < h)).reshape(gi.shape)
-    colours = lab_img[ys, xs].astype(np.float32)
+    colours = cv2.cvtColor(np.ascontiguousarray(blurred[ys, xs]).reshape(-1, 1, 3), cv2.COLOR_BGR2LAB)
+    colours = colours.reshape(-1, 3).astype(np.float32)
     found = np.zeros(gi.shape, np.float32)
     found[L[:, 0] - i_all[0], L[:, 1] - j_all[0]] = 1
     # Premium squares stand out from the plain squares' colour, and are more saturated; the
@@ -288,28 +297,58 @@ def grid_window(labels: dict[int, tuple[int, int]], H: np.ndarray, lab_img: np.n
     # window where the premiums cannot: pale editions whose premiums the tiles outshine.
     col3 = colours.reshape(gi.shape + (3,))
     spread = float(np.linalg.norm(col3[(span & inside)].std(axis=0))) + 1e-6
-    best = None
-    for i0 in io:
-        for j0 in jo:
-            a, b = i0 - i_all[0], j0 - j_all[0]
-            f = feat[a:a + GRID, b:b + GRID]
-            fc = f - f.mean()
-            nf = float(np.linalg.norm(fc))
-            # The lattice's axes need not be the board's rows and columns, but the premium
-            # layout is symmetric under transposition, so the match does not care.
-            corr = float((fc * pm).sum()) / nf if nf > 1e-6 else 0.0
-            count = float(found[a:a + GRID, b:b + GRID].sum())
-            vis = float(inside[a:a + GRID, b:b + GRID].mean())
-            sides = [(col3[a - 1, b:b + GRID], inside[a - 1, b:b + GRID]),
-                     (col3[a + GRID, b:b + GRID], inside[a + GRID, b:b + GRID]),
-                     (col3[a:a + GRID, b - 1], inside[a:a + GRID, b - 1]),
-                     (col3[a:a + GRID, b + GRID], inside[a:a + GRID, b + GRID])]
-            seen = [float(np.linalg.norm(c[m].std(axis=0))) for c, m in sides if m.sum() >= GRID // 2]
-            ring = float(np.mean(seen)) / spread if seen else 1.0
-            kinds = _kinds_alike(col3[a:a + GRID, b:b + GRID])
-            score = (count / len(L) + tuning.window_premium_weight * corr + tuning.window_visible_weight * vis
-                     - tuning.window_frame_weight * ring + tuning.window_kinds_weight * kinds)
-            if best is None or score > best[0]:
-                best = (score, i0, j0, count)
-    assert best is not None
-    return best[1], best[2], best[3] / (GRID * GRID)
+    # Every candidate window at once (windows (a, b) indexed from i_all[0], j_all[0]).
+    a_s = np.arange(len(io)) + (io.start - i_all[0])
+    b_s = np.arange(len(jo)) + (jo.start - j_all[0])
+    f = _windows(feat, a_s, b_s)  # (na, nb, 15, 15)
+    fc = f - f.mean(axis=(2, 3), keepdims=True)
+    nf = np.sqrt((fc * fc).sum(axis=(2, 3)))
+    # The lattice's axes need not be the board's rows and columns, but the premium layout is
+    # symmetric under transposition, so the match does not care.
+    corr = np.where(nf > 1e-6, (fc * pm).sum(axis=(2, 3)) / np.maximum(nf, 1e-6), 0.0)
+    count = _windows(found, a_s, b_s).sum(axis=(2, 3))
+    vis = _windows(inside.astype(np.float32), a_s, b_s).mean(axis=(2, 3))
+    ring = _frame_ring(col3, inside, a_s, b_s)
+    ring = np.where(np.isnan(ring), 1.0, ring / spread)
+    kinds = kinds_alike_many(_windows(col3, a_s, b_s).reshape(len(a_s) * len(b_s), GRID * GRID, 3))
+    score = (count / len(L) + tuning.window_premium_weight * corr + tuning.window_visible_weight * vis
+             - tuning.window_frame_weight * ring + tuning.window_kinds_weight * kinds.reshape(len(a_s), len(b_s)))
+    a, b = np.unravel_index(int(np.argmax(score)), score.shape)  # the first best, row by row
+    return io[a], jo[b], float(count[a, b]) / (GRID * GRID)
+
+
+def _windows(x: np.ndarray, a_s: np.ndarray, b_s: np.ndarray) -> np.ndarray:
+    """The 15x15 windows of ``x`` (2-D, or 2-D of colours) starting at rows ``a_s`` and columns
+    ``b_s`` (consecutive): (len(a_s), len(b_s), 15, 15, ...)."""
+    v = np.lib.stride_tricks.sliding_window_view(x, (GRID, GRID), axis=(0, 1))
+    v = v[a_s[0]:a_s[-1] + 1, b_s[0]:b_s[-1] + 1]
+    return np.moveaxis(v, (-2, -1), (2, 3)) if x.ndim == 3 else v
+
+
+def _frame_ring(col3: np.ndarray, inside: np.ndarray, a_s: np.ndarray, b_s: np.ndarray) -> np.ndarray:
+    """For each window (rows ``a_s``, columns ``b_s`` of the lattice colours ``col3``), how much
+    the colours of the ring of squares just outside it vary: the mean, over its sides seen (half a
+    side or more within the image, ``inside``), of the length of the side's colour deviation; NaN
+    where no side is seen. In the right window that ring is the board's frame, one colour."""
+    def along_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # a side across, at each window
+        c = np.lib.stride_tricks.sliding_window_view(col3[rows], GRID, axis=1)[:, b_s[0]:b_s[-1] + 1]
+        m = np.lib.stride_tricks.sliding_window_view(inside[rows], GRID, axis=1)[:, b_s[0]:b_s[-1] + 1]
+        return np.moveaxis(c, -1, 2), m  # (na, nb, 15, 3), (na, nb, 15)
+
+    def along_cols(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # a side down, at each window
+        c = np.lib.stride_tricks.sliding_window_view(col3[:, cols], GRID, axis=0)[a_s[0]:a_s[-1] + 1]
+        m = np.lib.stride_tricks.sliding_window_view(inside[:, cols], GRID, axis=0)[a_s[0]:a_s[-1] + 1]
+        return np.moveaxis(c, -1, 2), m
+
+    total = np.zeros((len(a_s), len(b_s)))
+    sides_seen = np.zeros((len(a_s), len(b_s)))
+    for c, m in (along_rows(a_s - 1), along_rows(a_s + GRID), along_cols(b_s - 1), along_cols(b_s + GRID)):
+        n = m.sum(axis=2)
+        w = m[..., None].astype(np.float64)
+        mean = (c * w).sum(axis=2) / np.maximum(n, 1)[..., None]
+        var = (((c - mean[:, :, None, :]) ** 2) * w).sum(axis=2) / np.maximum(n, 1)[..., None]
+        seen = n >= GRID // 2
+        total += np.where(seen, np.sqrt(var.sum(axis=2)), 0.0)
+        sides_seen += seen
+    return np.where(sides_seen > 0, total / np.maximum(sides_seen, 1), np.nan)
+

@@ -77,13 +77,11 @@ def find_quads(gray: np.ndarray, contrast: int | None = None, tuning: FinderTuni
                 continue
             # Plain Python from here: four points are too few for numpy to pay off.
             (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts
-            crosses = [
-                (x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1),
-                (x2 - x1) * (y3 - y2) - (y2 - y1) * (x3 - x2),
-                (x3 - x2) * (y0 - y3) - (y3 - y2) * (x0 - x3),
-                (x0 - x3) * (y1 - y0) - (y0 - y3) * (x1 - x0),
-            ]
-            if not (all(v > 0 for v in crosses) or all(v < 0 for v in crosses)):
+            k0 = (x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1)
+            k1 = (x2 - x1) * (y3 - y2) - (y2 - y1) * (x3 - x2)
+            k2 = (x3 - x2) * (y0 - y3) - (y3 - y2) * (x0 - x3)
+            k3 = (x0 - x3) * (y1 - y0) - (y0 - y3) * (x1 - x0)
+            if not ((k0 > 0 and k1 > 0 and k2 > 0 and k3 > 0) or (k0 < 0 and k1 < 0 and k2 < 0 and k3 < 0)):
                 continue  # not convex
             shoelace = (x0 * y1 - y0 * x1) + (x1 * y2 - y1 * x2) + (x2 * y3 - y2 * x3) + (x3 * y0 - y3 * x0)
             qa = abs(shoelace) / 2
