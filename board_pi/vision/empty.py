@@ -257,6 +257,19 @@ def light_shift(fit: np.ndarray, residual: np.ndarray) -> tuple[np.ndarray, np.n
     return out_t, out_off
 
 
+def _row_nanmedians(x: np.ndarray) -> np.ndarray:
+    """``np.nanmedian(x, axis=1)`` of a 2-D ``x`` whose every row has a number, to the bit (the
+    middle one, or the two middle ones' mean), without its masked arrays' cost.
+
+    >>> _row_nanmedians(np.array([[3.0, np.nan, 1.0, 2.0], [4.0, 1.0, np.nan, np.nan]]))
+    array([2. , 2.5])
+    """
+    s = np.sort(x, axis=1)  # NaN last
+    n = np.isfinite(x).sum(axis=1)
+    rows = np.arange(len(x))
+    return (s[rows, (n - 1) // 2] + s[rows, n // 2]) / 2
+
+
 def local_light(fit: np.ndarray, residual: np.ndarray, free: np.ndarray, reach: int = LOCAL_REACH,
                 least: int = LOCAL_MIN) -> tuple[np.ndarray, np.ndarray]:
     """(15, 15, 3): how the light over each square departs from the curve fitted across the board
@@ -306,7 +319,7 @@ def local_light(fit: np.ndarray, residual: np.ndarray, free: np.ndarray, reach: 
         near = padded[rows[..., None] + reach + offsets[:, 0], cols[..., None] + reach + offsets[:, 1]]
         enough = ~told & (np.isfinite(near).sum(axis=2) >= least)
         if enough.any():
-            lift[enough] = np.nanmedian(near[enough], axis=1)
+            lift[enough] = _row_nanmedians(near[enough])
         told |= enough
     paler = lift > 0
     # A square nearly white has little way to go, and a lift of the neighbours' lightness would

@@ -516,3 +516,12 @@ def test_an_empty_square_at_the_edge_of_a_real_photo_is_judged_by_the_light_ther
     image, _, corners = _game_photo(shared_data, "IMG_20151016_170119.jpg")
     reading = Reader().read(image, corners, played=True)
     assert reading.grid[13][0] == "." and reading.confidence[13, 0] > 0.9
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from board_pi.vision import empty
+
+    result = doctest.testmod(empty)
+    assert result.failed == 0 and result.attempted > 0
