@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
     import numpy as np
@@ -16,7 +16,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from ..rules.lexicon import LexiconError
     from ..rules.tiles import UnknownTileSet, tile_set
     from ..table.rescore import RescoreError, rescore
-    from ..vision.frames import FrameSourceError, check_image, load_photo
+    from ..vision.frames import FrameSourceError, check_image
     from ..vision.read import ReadError, washed_out_note
     from ..wordlists import NoLexicon, load_lexicon
 
@@ -54,8 +54,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     burnt = washed_out_note(share)
     if burnt:
         print(f"board-pi rescore: the first photo: {burnt}", file=sys.stderr)
-    # The first photo as that look decoded it (the size the others are decoded at): not twice.
-    frames = ((path, first.pop() if first else load_photo(path, longest)[0]) for path in args.frames)
+    frames = _photos(args.frames, first, longest)
+    del first  # held by the frames alone, so let go with them once read
     try:
         result = rescore(frames, tiles, players, lexicon)
     except (RescoreError, ReadError, FrameSourceError) as e:
@@ -69,11 +69,24 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     return 0
 
 
-def _first_look(path: str) -> tuple[list[np.ndarray], int, float | None]:
-    """The first photo decoded (in a list, for the frames to take it from) and the long side the
+def _photos(paths: list[str], first: np.ndarray | None, longest: int) -> Iterator[tuple[str, np.ndarray]]:
+    """(path, image) of each photo, decoded at ``longest`` when its turn comes; the first as
+    :func:`_first_look` decoded it (at that size), where it did, not decoded twice."""
+    from ..vision.frames import load_photo
+
+    for path in paths:
+        if first is not None:
+            yield path, first
+            first = None  # let go once read, as every other photo is
+        else:
+            yield path, load_photo(path, longest)[0]
+
+
+def _first_look(path: str) -> tuple[np.ndarray | None, int, float | None]:
+    """The first photo decoded (None where no board is found in it) and the long side the
     photos of a game are decoded at: as ``board-pi read`` decodes the first
     (:func:`~board_pi.vision.read.photo_board`), with every pixel a board standing small in it
-    needs; where no board is found there, none and the usual size (rescore then says so). And the
+    needs; where no board is found there, the usual size (rescore then says so). And the
     share of the board burnt out white in it (:func:`~board_pi.vision.read.board_washed_out`),
     None with no board."""
     from ..vision.frames import PHOTO_SIDE, FrameSourceError
@@ -82,5 +95,5 @@ def _first_look(path: str) -> tuple[list[np.ndarray], int, float | None]:
     try:
         image, corners, _ = photo_board(path, None)
     except (NoBoard, ReadError, FrameSourceError):
-        return [], PHOTO_SIDE, None
-    return [image], max(image.shape[:2]), board_washed_out(image, corners)
+        return None, PHOTO_SIDE, None
+    return image, max(image.shape[:2]), board_washed_out(image, corners)
