@@ -385,22 +385,29 @@ def test_the_finder_works_from_its_named_tuning() -> None:
 
 @pytest.mark.parametrize("name, seed", [("french", 25_002_067), ("italian", 25_004_115)])
 def test_a_board_whose_grid_lines_do_not_show_is_found_from_its_outline(name: str, seed: int) -> None:
-    # Rendered tuning boards whose pale lines on pale squares no threshold picks out: the playing
-    # surface against the frame still shows, and the grid it outlines matches the premium layout.
+    # Rendered tuning boards whose pale lines on pale squares hardly show: the playing surface
+    # against the frame still shows, and the grid it outlines matches the premium layout.
     from dataclasses import replace
 
     from board_pi.rules.tiles import TILE_SETS
     from board_pi.vision.evaluate import game_like_rows
-    from board_pi.vision.locate import TUNING
+    from board_pi.vision.locate import TUNING, _outline_at
     from board_pi.vision.render import render_board
 
     tiles = TILE_SETS[name]
     r = render_board(game_like_rows(np.random.default_rng(seed), tiles), seed=seed, tiles=tiles)
     square = float(np.linalg.norm(r.corners[1] - r.corners[0])) / 15
-    assert find_board(r.image, tuning=replace(TUNING, outline_min_match=1.0)) is None
-    loc = find_board(r.image)
-    assert loc is not None and loc.confidence < 0.5  # little of it was seen as squares
-    assert corner_error_any_turn(loc.corners, r.corners) < 0.3 * square
+    outline = _outline_at(r.image, cv2.cvtColor(r.image, cv2.COLOR_BGR2GRAY), TUNING)
+    assert outline is not None and corner_error_any_turn(outline[0], r.corners) < 0.3 * square
+    # Where no lattice is found at all, the finder answers with the outline. Whether a few lines
+    # show turns on the OpenCV that renders the board: under 5.1 neither board shows a lattice;
+    # under 4.14 the Italian one shows a partial one (a fifth of its squares), which is kept.
+    lattice = find_board(r.image, tuning=replace(TUNING, outline_min_match=1.0))
+    assert lattice is None or name == "italian"
+    if lattice is None:
+        loc = find_board(r.image)
+        assert loc is not None and loc.confidence == TUNING.outline_confidence  # little was seen as squares
+        assert corner_error_any_turn(loc.corners, r.corners) < 0.3 * square
 
 
 def test_a_board_found_again_keeps_the_turn_nearest_where_it_was() -> None:
