@@ -301,8 +301,32 @@ def _quietly(make: Callable[[], Any]) -> Any:
         log.setLogLevel(level)
 
 
-class VideoSource(_Source):
-    """A video file, frame by frame, or a webcam (index or device path) through OpenCV."""
+class _Camera(_Source):
+    """A live camera whose exposure and white balance board-pi fixes once they have settled, so
+    a lamp switched on later or a player's shadow does not shift the colours between frames (the
+    reader compares frames), and takes down where the board comes out burnt white."""
+
+    BURNT_OUT = 0.05
+    """The share of the frame's middle half (where the board lies) burnt out white
+    (:func:`washed_out`) above which the exposure settled on is too long for the board."""
+    DARKER = 0.7
+    """What each step down multiplies the exposure by (on the Pi's camera the gain first, then
+    the time; on a webcam its exposure time)."""
+    DARKER_STEPS = 4
+    """At most this many steps (down to 0.7 ** 4, about a quarter): a white cloth in the middle
+    of the frame is not the board, and a board still burnt out at a quarter of the exposure was
+    more than four times too bright (the doctor says so)."""
+
+
+class VideoSource(_Camera):
+    """A video file, frame by frame, or a webcam (index or device path) through OpenCV.
+
+    A webcam is read until its automatic exposure has settled (:meth:`settle`). Then, where
+    OpenCV drives it through Video4Linux (a USB webcam on the Pi or on Linux), its exposure time
+    and white balance are fixed at what it settled on (:meth:`freeze`, the values in
+    ``settings``) and set back to automatic when it is closed. Other backends keep the camera's
+    own automatic controls (``settings`` empty).
+    """
 
     def __init__(self, target: str | int, width: int | None = None, height: int | None = None, live: bool | None = None) -> None:
         self.name = str(target)
@@ -322,10 +346,117 @@ class VideoSource(_Source):
         if width and height:
             self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        self.settings: dict[str, float] = {}
+        self._v4l2 = self.live and _backend(self._cap) == "V4L2"
         if self.live:
-            # Webcams settle their exposure over the first frames; their first frames are dark.
-            for _ in range(5):
-                self._cap.read()
+            if self._v4l2:
+                self._automatic()  # from what the camera settles on, not what a last run left
+            settled = self.settle()
+            if self._v4l2 and settled is not None:
+                self.settings = self.freeze(settled)
+
+    SETTLE_FRAMES = 90
+    """At most this many frames (3 s at 30 a second) for a webcam's automatic exposure to settle."""
+    STEADY = 0.02
+    """The settled exposure: the frame's middle half as bright as the frame before, within this
+    share, ..."""
+    STEADY_FRAMES = 5
+    """... this many frames in a row."""
+    TAKE_FRAMES = 8
+    """Frames read after a control is set before a frame shows it: the camera applies it a few
+    frames later, and OpenCV holds a few frames captured before it (four buffers)."""
+    SAME_LIGHT = 0.2
+    """How much brighter or darker (a share) the frame with the exposure fixed may be than the
+    last the camera chose for itself. Some webcams report the exposure time they were last set
+    to, not the one their automatic exposure is using: fixed at that, the board would come out
+    in another light, so the exposure is left automatic."""
+    SAME_COLOUR = 0.1
+    """The same for the white balance: how far (a share) the frame's blue and red against its
+    green may move when it is fixed."""
+
+    V4L2_MANUAL = 1
+    """Video4Linux's manual exposure (OpenCV passes the value of ``CAP_PROP_AUTO_EXPOSURE``
+    through unchanged to ``V4L2_CID_EXPOSURE_AUTO``)."""
+    V4L2_AUTOMATIC = (3, 0)
+    """Video4Linux's automatic exposures, the first the camera takes: aperture priority (what USB
+    webcams, UVC, call automatic), else fully automatic (what other drivers offer)."""
+
+    def settle(self) -> np.ndarray | None:
+        """Read frames until the automatic exposure has stopped moving (:attr:`STEADY`); the last
+        frame read, None if the camera gave none. A webcam's first frames are dark."""
+        last: float | None = None
+        steady = 0
+        frame = None
+        for _ in range(self.SETTLE_FRAMES):
+            ok, f = self._cap.read()
+            if not ok or f is None:
+                continue
+            frame = as_bgr(f)
+            level = _light(frame)[0]
+            steady = steady + 1 if last is not None and abs(level - last) <= self.STEADY * max(last, 1.0) else 0
+            last = level
+            if steady >= self.STEADY_FRAMES:
+                break
+        return frame
+
+    def freeze(self, settled: np.ndarray) -> dict[str, float]:
+        """Fix the exposure time and the white balance at what the camera settled on (``settled``,
+        its last frame); returns the values fixed (``exposure`` in Video4Linux's units of 100
+        microseconds, ``white_balance`` in kelvin), without those the camera cannot fix or does
+        not report truly (:attr:`SAME_LIGHT`, :attr:`SAME_COLOUR`: those stay automatic).
+        Where the board is burnt out (:attr:`BURNT_OUT`), the exposure is taken down by
+        :attr:`DARKER`, at most :attr:`DARKER_STEPS` times."""
+        cap, fixed = self._cap, {}
+        light, blue, red = _light(settled)
+        exposure = cap.get(cv2.CAP_PROP_EXPOSURE)
+        if exposure > 0 and cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, self.V4L2_MANUAL) and cap.set(cv2.CAP_PROP_EXPOSURE, exposure):
+            frame = self._taken()
+            if frame is not None and abs(_light(frame)[0] - light) <= self.SAME_LIGHT * max(light, 1.0):
+                fixed["exposure"] = float(exposure)
+                settled = frame
+        if "exposure" not in fixed:
+            self._automatic_exposure()
+        temperature = cap.get(cv2.CAP_PROP_WB_TEMPERATURE)
+        if temperature > 0 and cap.set(cv2.CAP_PROP_AUTO_WB, 0) and cap.set(cv2.CAP_PROP_WB_TEMPERATURE, temperature):
+            frame = self._taken()
+            if frame is not None:
+                _, b, r = _light(frame)
+                if abs(b - blue) <= self.SAME_COLOUR * blue and abs(r - red) <= self.SAME_COLOUR * red:
+                    fixed["white_balance"] = float(temperature)
+                    settled = frame
+        if "white_balance" not in fixed:
+            cap.set(cv2.CAP_PROP_AUTO_WB, 1)
+        for _ in range(self.DARKER_STEPS if "exposure" in fixed else 0):
+            if washed_out(middle_half(settled)) <= self.BURNT_OUT:
+                break
+            lower = max(1.0, float(round(fixed["exposure"] * self.DARKER)))
+            if lower >= fixed["exposure"] or not cap.set(cv2.CAP_PROP_EXPOSURE, lower):
+                break
+            fixed["exposure"] = lower
+            frame = self._taken()
+            if frame is None:
+                break
+            settled = frame
+        return fixed
+
+    def _taken(self) -> np.ndarray | None:
+        """The first frame that shows a control just set (:attr:`TAKE_FRAMES`), None if none came."""
+        frame = None
+        for _ in range(self.TAKE_FRAMES):
+            ok, f = self._cap.read()
+            if ok and f is not None:
+                frame = f
+        return None if frame is None else as_bgr(frame)
+
+    def _automatic(self) -> None:
+        """The camera's own automatic exposure and white balance (Video4Linux's controls stay
+        set on the device after it is closed: the next program, or the next run, starts from
+        these)."""
+        self._automatic_exposure()
+        self._cap.set(cv2.CAP_PROP_AUTO_WB, 1)
+
+    def _automatic_exposure(self) -> None:
+        any(self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, mode) for mode in self.V4L2_AUTOMATIC)
 
     def read(self) -> np.ndarray | None:
         if self._cap is None:
@@ -337,11 +468,31 @@ class VideoSource(_Source):
 
     def close(self) -> None:
         if self._cap is not None:
-            self._cap.release()
-            self._cap = None
+            try:
+                if self.settings:
+                    self._automatic()
+            finally:
+                self._cap.release()
+                self._cap = None
 
 
-class PiCameraSource(_Source):
+def _backend(cap: Any) -> str:
+    """The name of the OpenCV backend a capture is opened with ("V4L2", "MSMF", ...), "" if it
+    cannot say."""
+    try:
+        return str(cap.getBackendName())
+    except (cv2.error, AttributeError):
+        return ""
+
+
+def _light(frame: np.ndarray) -> tuple[float, float, float]:
+    """The middle half of a BGR frame (where the board lies): its mean grey, and its blue and
+    red each against its green (the white balance)."""
+    b, g, r = cv2.mean(middle_half(frame))[:3]
+    return (b + g + r) / 3, b / max(g, 1.0), r / max(g, 1.0)
+
+
+class PiCameraSource(_Camera):
     """The Raspberry Pi camera through picamera2.
 
     One still configuration at the sensor's full field of view, started once and kept running,
@@ -393,16 +544,6 @@ class PiCameraSource(_Source):
     CONTROLS_TAKE = 0.5
     """Seconds for controls set to reach the frames captured: libcamera applies them a few frames
     later, and a full-sensor still mode runs at ten to fifteen frames a second."""
-    BURNT_OUT = 0.05
-    """The share of the frame's middle half (where the board lies) burnt out white
-    (:func:`washed_out`) above which the exposure settled on is too long for the board."""
-    DARKER = 0.7
-    """What each step of :meth:`freeze` multiplies the exposure by (gain first, then time)."""
-    DARKER_STEPS = 4
-    """At most this many steps (down to 0.7 ** 4, about a quarter): a white cloth in the middle
-    of the frame is not the board, and a board still burnt out at a quarter of the exposure was
-    more than four times too bright (the doctor says so)."""
-
     def freeze(self, sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
         """Fix exposure and white balance at what the camera has settled on; returns those values.
 

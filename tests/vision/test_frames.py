@@ -83,7 +83,7 @@ def test_video_replay(tmp_path: Path) -> None:
         writer.write(_frame(i * 40))
     writer.release()
     with open_source(str(p)) as src:
-        assert isinstance(src, VideoSource)
+        assert isinstance(src, VideoSource) and src.settings == {}  # a file: no camera to fix
         got = list(src)
     assert len(got) == 6
     # The colours survive the compression well enough to tell the frames apart, in order.
@@ -290,6 +290,164 @@ def test_picamera2_leaves_a_board_that_is_not_burnt_out_alone(monkeypatch: pytes
     with PiCameraSource(size=(640, 480), sleep=slept.append) as src:
         assert src.settings["ExposureTime"] == 10000 and src.settings["AnalogueGain"] == 2.0
     assert slept == [2.0]
+
+
+class _StandInWebcam:
+    """A stand-in for OpenCV's VideoCapture over a USB webcam, driven as OpenCV's Video4Linux
+    backend drives one: controls passed through as they are (auto exposure 1 manual, 3
+    automatic), -1 for a control the camera lacks; a control set reaching the frames three frames
+    later. Its automatic exposure starts dark and brings the board's squares to 200 over the first
+    frames; a fixed exposure makes the frame as bright as its time. Its automatic white balance
+    gives the board's white as white; a fixed one tints it by how far its kelvin are from the
+    room's light (4600 K).
+
+    ``stale``: it reports the exposure and colour temperature it was last set to, not those its
+    automatic controls are using (some webcams do). ``lamp``: a lamp close over the board, which
+    the automatic exposure, metering the dark table too, burns out."""
+
+    backend = "V4L2"
+    exposure_modes = (1, 3)  # manual, aperture priority: a UVC webcam's
+    stale = False
+    lamp = False
+    SETTLES_AT = 150.0  # exposure time (100 us) the automatic exposure settles on
+    instances: list["_StandInWebcam"] = []
+
+    def __init__(self, target: object) -> None:
+        # As a last run that was not closed left it: manual, at another light's settings.
+        self.controls: dict[int, float] = {cv2.CAP_PROP_AUTO_EXPOSURE: 1, cv2.CAP_PROP_EXPOSURE: 400,
+                                           cv2.CAP_PROP_AUTO_WB: 0, cv2.CAP_PROP_WB_TEMPERATURE: 6500}
+        self.auto_time = 20.0
+        self.applied: list[tuple[float, float]] = [(400.0, 6500.0)] * 3  # what the last frames were taken with
+        self.sets: list[tuple[int, float]] = []
+        self.released = False
+        _StandInWebcam.instances.append(self)
+
+    def isOpened(self) -> bool:
+        return True
+
+    def getBackendName(self) -> str:
+        return self.backend
+
+    def _automatic_exposure(self) -> bool:
+        return self.controls[cv2.CAP_PROP_AUTO_EXPOSURE] != 1
+
+    def get(self, prop: int) -> float:
+        if prop == cv2.CAP_PROP_FRAME_WIDTH:
+            return 640.0
+        if prop == cv2.CAP_PROP_FRAME_HEIGHT:
+            return 480.0
+        if prop == cv2.CAP_PROP_EXPOSURE and self._automatic_exposure() and not self.stale:
+            return float(round(self.auto_time))
+        if prop == cv2.CAP_PROP_WB_TEMPERATURE and self.controls[cv2.CAP_PROP_AUTO_WB] and not self.stale:
+            return 4600.0
+        return float(self.controls.get(prop, -1))
+
+    def set(self, prop: int, value: float) -> bool:
+        self.sets.append((prop, value))
+        if prop == cv2.CAP_PROP_AUTO_EXPOSURE and value not in self.exposure_modes:
+            return False  # not in the driver's menu
+        self.controls[prop] = value
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray]:
+        if self._automatic_exposure():
+            target = self.SETTLES_AT * (1.6 if self.lamp else 1.0)
+            self.auto_time += 0.4 * (target - self.auto_time)
+        time_now = self.auto_time if self._automatic_exposure() else self.controls[cv2.CAP_PROP_EXPOSURE]
+        kelvin = 4600.0 if self.controls[cv2.CAP_PROP_AUTO_WB] else self.controls[cv2.CAP_PROP_WB_TEMPERATURE]
+        self.applied.append((float(time_now), float(kelvin)))
+        exposure, kelvin = self.applied[-4]  # what was set three frames before reaches this one
+        scene = np.full((480, 640), 40.0)  # the table
+        scene[60:420, 80:560] = 200.0  # the board's squares...
+        scene[60:420:24, 80:560] = 90.0  # ...and its lines
+        light = scene * exposure / self.SETTLES_AT * (1.6 if self.lamp else 1.0)
+        tint = (kelvin / 4600.0, 1.0, 4600.0 / kelvin)  # B, G, R
+        frame = np.stack([np.clip(light * t, 0, 255) for t in tint], axis=2).astype(np.uint8)
+        return True, frame
+
+    def release(self) -> None:
+        self.released = True
+
+
+def _webcam_is(monkeypatch: pytest.MonkeyPatch, camera: type) -> _StandInWebcam:
+    monkeypatch.setattr(cv2, "VideoCapture", camera)
+    _StandInWebcam.instances.clear()
+    return camera  # type: ignore[return-value]
+
+
+def _middle(frame: np.ndarray) -> tuple[float, float, float]:
+    b, g, r = frame[120:360, 160:480].reshape(-1, 3).mean(axis=0)
+    return float((b + g + r) / 3), float(b / g), float(r / g)
+
+
+def test_a_webcam_settles_then_its_exposure_and_white_balance_are_fixed(monkeypatch: pytest.MonkeyPatch) -> None:
+    _webcam_is(monkeypatch, _StandInWebcam)
+    with open_source("0") as src:
+        cam = _StandInWebcam.instances[0]
+        # Put back to automatic first: what a last run left (manual, at 400) is not this light.
+        assert cam.sets[:2] == [(cv2.CAP_PROP_AUTO_EXPOSURE, 3), (cv2.CAP_PROP_AUTO_WB, 1)]
+        assert src.settings == {"exposure": 150.0, "white_balance": 4600.0}  # what it settled on
+        assert cam.controls[cv2.CAP_PROP_AUTO_EXPOSURE] == 1 and cam.controls[cv2.CAP_PROP_AUTO_WB] == 0
+        light, blue, red = _middle(src.read())
+        assert 180 < light < 210 and abs(blue - 1) < 0.02 and abs(red - 1) < 0.02  # (its lines darker)
+        cam.auto_time = 600.0  # a lamp switched on: the automatic exposure would follow it; fixed, it does not
+        assert abs(_middle(src.read())[0] - light) < 1
+    # Closed: the camera's own automatic controls again, for the next program or the next run.
+    assert cam.controls[cv2.CAP_PROP_AUTO_EXPOSURE] == 3 and cam.controls[cv2.CAP_PROP_AUTO_WB] == 1
+    assert cam.released
+
+
+def test_a_webcam_that_does_not_report_its_exposure_truly_is_left_automatic(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Stale(_StandInWebcam):
+        stale = True
+
+    _webcam_is(monkeypatch, Stale)
+    with VideoSource(0, live=True) as src:
+        cam = _StandInWebcam.instances[0]
+        # It said 400 and 6500 K, what a last run set (its automatic controls were at 150 and
+        # 4600 K): fixed at those, the board came out more than twice as bright and blue, so
+        # both went back to automatic.
+        assert src.settings == {}
+        assert (cv2.CAP_PROP_EXPOSURE, 400.0) in cam.sets and (cv2.CAP_PROP_WB_TEMPERATURE, 6500.0) in cam.sets
+        assert cam.controls[cv2.CAP_PROP_AUTO_EXPOSURE] == 3 and cam.controls[cv2.CAP_PROP_AUTO_WB] == 1
+        for _ in range(10):  # the automatic controls settle again
+            frame = src.read()
+        light, blue, red = _middle(frame)
+        assert 180 < light < 210 and abs(blue - 1) < 0.02
+
+
+def test_a_webcam_burning_the_board_out_is_taken_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Lamp(_StandInWebcam):
+        lamp = True
+
+    _webcam_is(monkeypatch, Lamp)
+    with VideoSource(0, live=True) as src:
+        frame = src.read()
+        # As settled, the board's squares were burnt out (200 x 1.6 x 1.6); now they are not.
+        assert washed_out(frame[120:360, 160:480]) <= VideoSource.BURNT_OUT
+        assert 150 < int(np.median(frame[120:360, 160:480])) < 250
+        assert src.settings["exposure"] < 240 and src.settings["white_balance"] == 4600.0
+        assert _StandInWebcam.instances[0].controls[cv2.CAP_PROP_EXPOSURE] == src.settings["exposure"]
+
+
+def test_a_camera_whose_automatic_exposure_is_another_mode_gets_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    class NotUvc(_StandInWebcam):
+        exposure_modes = (0, 1)  # automatic, manual: no aperture priority
+
+    _webcam_is(monkeypatch, NotUvc)
+    with VideoSource(0, live=True) as src:
+        assert src.settings["exposure"] == 150.0
+    assert _StandInWebcam.instances[0].controls[cv2.CAP_PROP_AUTO_EXPOSURE] == 0
+
+
+def test_a_webcam_on_another_backend_keeps_its_own_controls(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Windows(_StandInWebcam):
+        backend = "MSMF"  # whose controls' values mean other things
+
+    _webcam_is(monkeypatch, Windows)
+    with VideoSource(0, live=True) as src:
+        assert src.settings == {} and _StandInWebcam.instances[0].sets == []
+        assert src.read() is not None
 
 
 def test_washed_out_counts_the_burnt_out_pixels() -> None:
