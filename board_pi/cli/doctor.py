@@ -220,10 +220,8 @@ first to suffer."""
 
 
 def _open(open_source: Callable[..., Any], cfg: Config) -> Any:
-    try:
-        return open_source(cfg.camera.source, width=cfg.camera.width, height=cfg.camera.height)
-    except TypeError:  # a source that takes no size
-        return open_source(cfg.camera.source)
+    """The camera as `board-pi run` opens it: at the configured size (files keep their own)."""
+    return open_source(str(cfg.camera.source), width=cfg.camera.width, height=cfg.camera.height)
 
 
 def _first_frame(src: Any) -> Any:

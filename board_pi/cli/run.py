@@ -177,11 +177,9 @@ def _vision(cfg: Any, data: Path) -> tuple[Any, Any]:
         from ..vision.frames import FrameSourceError, open_source
     except ImportError as e:
         raise UsageError(f"the camera stage is not installed: {e}") from None
-    source = str(cfg.camera.source)
-    if source == "picamera2" and cfg.camera.width and cfg.camera.height:
-        source = f"picamera2:{cfg.camera.width}x{cfg.camera.height}"
     try:
-        camera = open_source(source, repeat=True)
+        # The size asked of a camera, the Pi's or a webcam (files keep their own).
+        camera = open_source(str(cfg.camera.source), repeat=True, width=cfg.camera.width, height=cfg.camera.height)
     except FrameSourceError as e:
         raise UsageError(f"camera: {e}") from None
     from ..table.vision import VisionReader

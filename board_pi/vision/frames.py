@@ -8,8 +8,8 @@ capture), and is closed with :meth:`FrameSource.close` or by a ``with`` block.
 
 =================  ====================================================================
 ``picamera2``      the Raspberry Pi camera (Debian package ``python3-picamera2``)
-``0``, ``1``       a USB webcam by index (OpenCV ``VideoCapture``)
-``/dev/video0``    a webcam by device path
+``0``, ``1``       a USB webcam by index (OpenCV ``VideoCapture``; ``0:1920x1080`` asks that size)
+``/dev/video0``    a webcam by device path (``/dev/video0:1920x1080``)
 ``board.jpg``      one image file (read once; ``repeat=True`` to give it for ever)
 ``photos/``        a folder of images, in name order (``IMG_2.jpg`` before ``IMG_10.jpg``)
 ``game.mp4``       a video, frame by frame (replay)
@@ -338,14 +338,15 @@ class VideoSource(_Camera):
             self._cap.release()
             what = "camera" if self.live else "video"
             raise FrameSourceError(f"cannot open {what} {target}" + (" (is it plugged in, and is it yours to use?)" if self.live else ""))
+        if width and height and self.live:
+            # The driver takes the nearest size it has; a webcam left at its default gives 640x480.
+            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         w, h = int(self._cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
         if w * h > MAX_IMAGE_PIXELS:  # refused before a frame is decoded, as for image files
             self._cap.release()
             raise FrameSourceError(f"{target}: frames of {w}x{h} pixels, more than board-pi reads "
                                    f"({MAX_IMAGE_PIXELS // 1_000_000} megapixels)")
-        if width and height:
-            self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
-            self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         self.settings: dict[str, float] = {}
         self._v4l2 = self.live and _backend(self._cap) == "V4L2"
         if self.live:
@@ -599,33 +600,43 @@ def register_source(name: str, factory: Callable[[str], FrameSource]) -> None:
 register_source("synthetic", lambda options: synthetic_source(options))
 
 
-def open_source(spec: str, repeat: bool = False, sleep: Callable[[float], None] = time.sleep) -> FrameSource:
+def open_source(spec: str, repeat: bool = False, sleep: Callable[[float], None] = time.sleep,
+                width: int | None = None, height: int | None = None) -> FrameSource:
     """Open a frame source from its description (see the module's table).
 
     ``repeat`` makes an image or a folder start again instead of ending; ``sleep`` is how a
-    camera waits for its exposure to settle (injected: tests give their own clock). Raises
-    :class:`FrameSourceError` with a message for the user when the source cannot be opened.
+    camera waits for its exposure to settle (injected: tests give their own clock). ``width``
+    and ``height``: the frame size asked of a camera (the Pi's, or a webcam: one left at its
+    own default gives 640x480), unless the description names one (``picamera2:2028x1520``,
+    ``0:1920x1080``); files keep their own size. Raises :class:`FrameSourceError` with a
+    message for the user when the source cannot be opened.
     """
     spec = str(spec).strip()
     if not spec:
         raise FrameSourceError("no frame source given (a camera index, a device, an image, a folder, a video, picamera2 or synthetic)")
+    asked = (int(width), int(height)) if width and height else None
     head, _, options = spec.partition(":")
     if head == "picamera2":
-        size = None
+        size = asked
         if options:
             m = re.fullmatch(r"(\d+)x(\d+)", options)
             if not m:
                 raise FrameSourceError(f"picamera2 size {options!r} is not like 2028x1520")
             size = (int(m.group(1)), int(m.group(2)))
         return PiCameraSource(size=size, sleep=sleep)
+    webcam = re.fullmatch(r"(\d+|/dev/[^:]+):(\d+)x(\d+)", spec)
+    if webcam:
+        spec, asked = webcam.group(1), (int(webcam.group(2)), int(webcam.group(3)))
+        head = spec
+    w, h = asked or (None, None)
     if head in _FACTORIES and not Path(spec).exists():
         return _FACTORIES[head](options)
     if spec.isdigit():
-        return VideoSource(int(spec), live=True)
+        return VideoSource(int(spec), w, h, live=True)
     if spec.startswith("/dev/"):
         if not Path(spec).exists():
             raise FrameSourceError(f"no such camera device: {spec}")
-        return VideoSource(spec, live=True)
+        return VideoSource(spec, w, h, live=True)
     p = Path(spec)
     if p.is_dir():
         return FolderSource(p, repeat=repeat)

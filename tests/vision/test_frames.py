@@ -310,6 +310,7 @@ class _StandInWebcam:
     stale = False
     lamp = False
     SETTLES_AT = 150.0  # exposure time (100 us) the automatic exposure settles on
+    SIZES = ((640, 480), (1280, 720), (1920, 1080))
     instances: list["_StandInWebcam"] = []
 
     def __init__(self, target: object) -> None:
@@ -319,6 +320,7 @@ class _StandInWebcam:
         self.auto_time = 20.0
         self.applied: list[tuple[float, float]] = [(400.0, 6500.0)] * 3  # what the last frames were taken with
         self.sets: list[tuple[int, float]] = []
+        self.size = self.SIZES[0]  # its default
         self.released = False
         _StandInWebcam.instances.append(self)
 
@@ -333,9 +335,9 @@ class _StandInWebcam:
 
     def get(self, prop: int) -> float:
         if prop == cv2.CAP_PROP_FRAME_WIDTH:
-            return 640.0
+            return float(self.size[0])
         if prop == cv2.CAP_PROP_FRAME_HEIGHT:
-            return 480.0
+            return float(self.size[1])
         if prop == cv2.CAP_PROP_EXPOSURE and self._automatic_exposure() and not self.stale:
             return float(round(self.auto_time))
         if prop == cv2.CAP_PROP_WB_TEMPERATURE and self.controls[cv2.CAP_PROP_AUTO_WB] and not self.stale:
@@ -344,6 +346,11 @@ class _StandInWebcam:
 
     def set(self, prop: int, value: float) -> bool:
         self.sets.append((prop, value))
+        if prop in (cv2.CAP_PROP_FRAME_WIDTH, cv2.CAP_PROP_FRAME_HEIGHT):
+            # The driver's nearest size: this one has 640x480, 1280x720 and 1920x1080.
+            want = (int(value), self.size[1]) if prop == cv2.CAP_PROP_FRAME_WIDTH else (self.size[0], int(value))
+            self.size = min(self.SIZES, key=lambda wh: abs(wh[0] - want[0]) + abs(wh[1] - want[1]))
+            return True
         if prop == cv2.CAP_PROP_AUTO_EXPOSURE and value not in self.exposure_modes:
             return False  # not in the driver's menu
         self.controls[prop] = value
@@ -357,9 +364,10 @@ class _StandInWebcam:
         kelvin = 4600.0 if self.controls[cv2.CAP_PROP_AUTO_WB] else self.controls[cv2.CAP_PROP_WB_TEMPERATURE]
         self.applied.append((float(time_now), float(kelvin)))
         exposure, kelvin = self.applied[-4]  # what was set three frames before reaches this one
-        scene = np.full((480, 640), 40.0)  # the table
-        scene[60:420, 80:560] = 200.0  # the board's squares...
-        scene[60:420:24, 80:560] = 90.0  # ...and its lines
+        w, h = self.size
+        scene = np.full((h, w), 40.0)  # the table
+        scene[h // 8:h - h // 8, w // 8:w - w // 8] = 200.0  # the board's squares...
+        scene[h // 8:h - h // 8:h // 20, w // 8:w - w // 8] = 90.0  # ...and its lines
         light = scene * exposure / self.SETTLES_AT * (1.6 if self.lamp else 1.0)
         tint = (kelvin / 4600.0, 1.0, 4600.0 / kelvin)  # B, G, R
         frame = np.stack([np.clip(light * t, 0, 255) for t in tint], axis=2).astype(np.uint8)
@@ -376,7 +384,8 @@ def _webcam_is(monkeypatch: pytest.MonkeyPatch, camera: type) -> _StandInWebcam:
 
 
 def _middle(frame: np.ndarray) -> tuple[float, float, float]:
-    b, g, r = frame[120:360, 160:480].reshape(-1, 3).mean(axis=0)
+    h, w = frame.shape[:2]
+    b, g, r = frame[h // 4:h - h // 4, w // 4:w - w // 4].reshape(-1, 3).mean(axis=0)
     return float((b + g + r) / 3), float(b / g), float(r / g)
 
 
@@ -438,6 +447,17 @@ def test_a_camera_whose_automatic_exposure_is_another_mode_gets_it_back(monkeypa
     with VideoSource(0, live=True) as src:
         assert src.settings["exposure"] == 150.0
     assert _StandInWebcam.instances[0].controls[cv2.CAP_PROP_AUTO_EXPOSURE] == 0
+
+
+def test_a_webcam_is_asked_for_the_size_configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    _webcam_is(monkeypatch, _StandInWebcam)
+    with open_source("0") as src:
+        assert src.read().shape == (480, 640, 3)  # left at its default
+    with open_source("0", width=2304, height=1296) as src:  # the [camera] section's, as `run` and the doctor open it
+        assert src.read().shape == (1080, 1920, 3)  # the nearest it has
+    with open_source("0:1280x720", width=2304, height=1296) as src:  # the description's own size first
+        assert src.read().shape == (720, 1280, 3)
+    assert all(cam.released for cam in _StandInWebcam.instances)
 
 
 def test_a_webcam_on_another_backend_keeps_its_own_controls(monkeypatch: pytest.MonkeyPatch) -> None:
