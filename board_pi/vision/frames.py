@@ -459,10 +459,30 @@ class VideoSource(_Camera):
     def _automatic_exposure(self) -> None:
         any(self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, mode) for mode in self.V4L2_AUTOMATIC)
 
+    FRESH_WAIT = 0.005
+    """A webcam's frame handed over sooner than this (seconds) after it was asked for was one the
+    driver had ready: taken while nobody was reading, and then perhaps long before (OpenCV's
+    Video4Linux backend keeps four, and the driver fills them and then drops what comes after).
+    A table reads only from a press on: the board those show may be from before the play."""
+    STALE_MOST = 8
+    """At most this many ready frames are passed over for one read (a device that always has one,
+    such as a stream, is then read as it comes)."""
+
     def read(self) -> np.ndarray | None:
         if self._cap is None:
             return None
-        ok, frame = self._cap.read()
+        if not self.live:
+            ok, frame = self._cap.read()
+        else:
+            # The frames the driver had ready are passed over (grabbed, not decoded), up to the
+            # first the camera was waited for: the board as it is now.
+            for _ in range(self.STALE_MOST):
+                asked = time.monotonic()
+                if not self._cap.grab():
+                    return None
+                if time.monotonic() - asked >= self.FRESH_WAIT:
+                    break
+            ok, frame = self._cap.retrieve()
         if not ok or frame is None:
             return None
         return as_bgr(frame)

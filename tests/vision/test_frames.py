@@ -1,8 +1,11 @@
-"""Frame sources: real files, folders and videos written here; picamera2 through a stand-in library."""
+"""Frame sources: real files, folders and videos written here; picamera2 through a stand-in library,
+and a webcam through a stand-in for OpenCV's VideoCapture driving it as its Video4Linux backend does."""
 
 from __future__ import annotations
 
+import functools
 import sys
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -321,6 +324,8 @@ class _StandInWebcam:
         self.applied: list[tuple[float, float]] = [(400.0, 6500.0)] * 3  # what the last frames were taken with
         self.sets: list[tuple[int, float]] = []
         self.size = self.SIZES[0]  # its default
+        self.ready: list[np.ndarray] = []  # frames the driver holds ready
+        self.played = False
         self.released = False
         _StandInWebcam.instances.append(self)
 
@@ -356,7 +361,27 @@ class _StandInWebcam:
         self.controls[prop] = value
         return True
 
+    def idle(self) -> None:
+        """Nobody reads for a while: the driver fills its four buffers with the board as it is
+        now, and then drops the frames that come after."""
+        self.ready = [self._capture() for _ in range(4)]
+
+    def grab(self) -> bool:
+        if self.ready:
+            self.current = self.ready.pop(0)  # at once
+        else:
+            time.sleep(0.01)  # the camera's next frame
+            self.current = self._capture()
+        return True
+
+    def retrieve(self) -> tuple[bool, np.ndarray]:
+        return True, self.current
+
     def read(self) -> tuple[bool, np.ndarray]:
+        self.grab()
+        return self.retrieve()
+
+    def _capture(self) -> np.ndarray:
         if self._automatic_exposure():
             target = self.SETTLES_AT * (1.6 if self.lamp else 1.0)
             self.auto_time += 0.4 * (target - self.auto_time)
@@ -364,14 +389,20 @@ class _StandInWebcam:
         kelvin = 4600.0 if self.controls[cv2.CAP_PROP_AUTO_WB] else self.controls[cv2.CAP_PROP_WB_TEMPERATURE]
         self.applied.append((float(time_now), float(kelvin)))
         exposure, kelvin = self.applied[-4]  # what was set three frames before reaches this one
-        w, h = self.size
+        return self._picture(self.size, round(exposure, 3), kelvin, self.lamp, self.played).copy()
+
+    @staticmethod
+    @functools.lru_cache(maxsize=8)
+    def _picture(size: tuple[int, int], exposure: float, kelvin: float, lamp: bool, played: bool) -> np.ndarray:
+        w, h = size
         scene = np.full((h, w), 40.0)  # the table
         scene[h // 8:h - h // 8, w // 8:w - w // 8] = 200.0  # the board's squares...
         scene[h // 8:h - h // 8:h // 20, w // 8:w - w // 8] = 90.0  # ...and its lines
-        light = scene * exposure / self.SETTLES_AT * (1.6 if self.lamp else 1.0)
+        light = scene * exposure / _StandInWebcam.SETTLES_AT * (1.6 if lamp else 1.0)
         tint = (kelvin / 4600.0, 1.0, 4600.0 / kelvin)  # B, G, R
-        frame = np.stack([np.clip(light * t, 0, 255) for t in tint], axis=2).astype(np.uint8)
-        return True, frame
+        if played:
+            light[h // 2:h // 2 + h // 20, w // 3:w // 2] = 30.0  # a play's dark tiles
+        return np.stack([np.clip(light * t, 0, 255) for t in tint], axis=2).astype(np.uint8)
 
     def release(self) -> None:
         self.released = True
@@ -458,6 +489,18 @@ def test_a_webcam_is_asked_for_the_size_configured(monkeypatch: pytest.MonkeyPat
     with open_source("0:1280x720", width=2304, height=1296) as src:  # the description's own size first
         assert src.read().shape == (720, 1280, 3)
     assert all(cam.released for cam in _StandInWebcam.instances)
+
+
+def test_a_webcam_read_after_a_while_gives_the_board_as_it_is_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    _webcam_is(monkeypatch, _StandInWebcam)
+    with VideoSource(0, live=True) as src:
+        cam = _StandInWebcam.instances[0]
+        h, w = 480, 640
+        assert src.read()[h // 2 + 5, w // 2 - 60].max() > 150  # an empty square
+        cam.idle()  # nobody reads between presses: the frames the driver holds show the board then...
+        cam.played = True  # ...and a play goes down
+        assert src.read()[h // 2 + 5, w // 2 - 60].max() < 60  # the press's frame shows it
+        assert cam.ready == []  # the old frames were passed over
 
 
 def test_a_webcam_on_another_backend_keeps_its_own_controls(monkeypatch: pytest.MonkeyPatch) -> None:
