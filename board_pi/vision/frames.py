@@ -322,8 +322,8 @@ class VideoSource(_Camera):
     """A video file, frame by frame, or a webcam (index or device path) through OpenCV.
 
     A webcam is read until its automatic exposure has settled (:meth:`settle`). Then, where
-    OpenCV drives it through Video4Linux (a USB webcam on the Pi or on Linux), its exposure time
-    and white balance are fixed at what it settled on (:meth:`freeze`, the values in
+    OpenCV drives it through Video4Linux (a USB webcam on the Pi or on Linux), its exposure time,
+    white balance and focus are fixed at what it settled on (:meth:`freeze`, the values in
     ``settings``) and set back to automatic when it is closed. Other backends keep the camera's
     own automatic controls (``settings`` empty).
     """
@@ -374,6 +374,9 @@ class VideoSource(_Camera):
     SAME_COLOUR = 0.1
     """The same for the white balance: how far (a share) the frame's blue and red against its
     green may move when it is fixed."""
+    SAME_SHARPNESS = 0.2
+    """And for the focus: how much less sharp (a share, :func:`_sharpness`) the board may come
+    out when the focus the camera reports is fixed."""
 
     V4L2_MANUAL = 1
     """Video4Linux's manual exposure (OpenCV passes the value of ``CAP_PROP_AUTO_EXPOSURE``
@@ -401,10 +404,11 @@ class VideoSource(_Camera):
         return frame
 
     def freeze(self, settled: np.ndarray) -> dict[str, float]:
-        """Fix the exposure time and the white balance at what the camera settled on (``settled``,
-        its last frame); returns the values fixed (``exposure`` in Video4Linux's units of 100
-        microseconds, ``white_balance`` in kelvin), without those the camera cannot fix or does
-        not report truly (:attr:`SAME_LIGHT`, :attr:`SAME_COLOUR`: those stay automatic).
+        """Fix the exposure time, the white balance and the focus at what the camera settled on
+        (``settled``, its last frame); returns the values fixed (``exposure`` in Video4Linux's
+        units of 100 microseconds, ``white_balance`` in kelvin, ``focus`` in the camera's own
+        units), without those the camera cannot fix or does not report truly (:attr:`SAME_LIGHT`,
+        :attr:`SAME_COLOUR`, :attr:`SAME_SHARPNESS`: those stay automatic).
         Where the board is burnt out (:attr:`BURNT_OUT`), the exposure is taken down by
         :attr:`DARKER`, at most :attr:`DARKER_STEPS` times."""
         cap, fixed = self._cap, {}
@@ -427,6 +431,18 @@ class VideoSource(_Camera):
                     settled = frame
         if "white_balance" not in fixed:
             cap.set(cv2.CAP_PROP_AUTO_WB, 1)
+        # Autofocus hunts when a hand comes over the board and back when it goes: a press's
+        # frames would be out of focus while it does.
+        focus = cap.get(cv2.CAP_PROP_FOCUS)
+        if cap.get(cv2.CAP_PROP_AUTOFOCUS) == 1 and focus >= 0:
+            frame = None
+            if cap.set(cv2.CAP_PROP_AUTOFOCUS, 0) and cap.set(cv2.CAP_PROP_FOCUS, focus):
+                frame = self._taken()
+            if frame is not None and _sharpness(frame) >= (1 - self.SAME_SHARPNESS) * _sharpness(settled):
+                fixed["focus"] = float(focus)
+                settled = frame
+            else:
+                cap.set(cv2.CAP_PROP_AUTOFOCUS, 1)
         for _ in range(self.DARKER_STEPS if "exposure" in fixed else 0):
             if washed_out(middle_half(settled)) <= self.BURNT_OUT:
                 break
@@ -441,7 +457,7 @@ class VideoSource(_Camera):
         return fixed
 
     def _taken(self) -> np.ndarray | None:
-        """The first frame that shows a control just set (:attr:`TAKE_FRAMES`), None if none came."""
+        """A frame that shows a control just set (the last of :attr:`TAKE_FRAMES`), None if none came."""
         frame = None
         for _ in range(self.TAKE_FRAMES):
             ok, f = self._cap.read()
@@ -450,11 +466,13 @@ class VideoSource(_Camera):
         return None if frame is None else as_bgr(frame)
 
     def _automatic(self) -> None:
-        """The camera's own automatic exposure and white balance (Video4Linux's controls stay
+        """The camera's own automatic exposure, white balance and focus (Video4Linux's controls stay
         set on the device after it is closed: the next program, or the next run, starts from
         these)."""
         self._automatic_exposure()
         self._cap.set(cv2.CAP_PROP_AUTO_WB, 1)
+        if self._cap.get(cv2.CAP_PROP_AUTOFOCUS) >= 0:  # a camera with no autofocus has no such control
+            self._cap.set(cv2.CAP_PROP_AUTOFOCUS, 1)
 
     def _automatic_exposure(self) -> None:
         any(self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, mode) for mode in self.V4L2_AUTOMATIC)
@@ -504,6 +522,13 @@ def _backend(cap: Any) -> str:
         return str(cap.getBackendName())
     except (cv2.error, AttributeError):
         return ""
+
+
+def _sharpness(frame: np.ndarray) -> float:
+    """How sharp the middle half of a BGR frame is: the variance of its grey's Laplacian (edges
+    out of focus answer it weakly)."""
+    grey = cv2.cvtColor(np.ascontiguousarray(middle_half(frame)), cv2.COLOR_BGR2GRAY)
+    return float(cv2.Laplacian(grey, cv2.CV_64F).var())
 
 
 def _light(frame: np.ndarray) -> tuple[float, float, float]:

@@ -310,6 +310,7 @@ class _StandInWebcam:
 
     backend = "V4L2"
     exposure_modes = (1, 3)  # manual, aperture priority: a UVC webcam's
+    autofocus = True  # its lens focuses: sharp at 30 (the board's distance), blurred off it
     stale = False
     lamp = False
     SETTLES_AT = 150.0  # exposure time (100 us) the automatic exposure settles on
@@ -320,8 +321,11 @@ class _StandInWebcam:
         # As a last run that was not closed left it: manual, at another light's settings.
         self.controls: dict[int, float] = {cv2.CAP_PROP_AUTO_EXPOSURE: 1, cv2.CAP_PROP_EXPOSURE: 400,
                                            cv2.CAP_PROP_AUTO_WB: 0, cv2.CAP_PROP_WB_TEMPERATURE: 6500}
+        if self.autofocus:
+            self.controls.update({cv2.CAP_PROP_AUTOFOCUS: 0, cv2.CAP_PROP_FOCUS: 0})
+        self.auto_focus = 0.0
         self.auto_time = 20.0
-        self.applied: list[tuple[float, float]] = [(400.0, 6500.0)] * 3  # what the last frames were taken with
+        self.applied: list[tuple[float, float, float]] = [(400.0, 6500.0, 0.0)] * 3  # what the last frames were taken with
         self.sets: list[tuple[int, float]] = []
         self.size = self.SIZES[0]  # its default
         self.ready: list[np.ndarray] = []  # frames the driver holds ready
@@ -347,6 +351,8 @@ class _StandInWebcam:
             return float(round(self.auto_time))
         if prop == cv2.CAP_PROP_WB_TEMPERATURE and self.controls[cv2.CAP_PROP_AUTO_WB] and not self.stale:
             return 4600.0
+        if prop == cv2.CAP_PROP_FOCUS and self.controls.get(cv2.CAP_PROP_AUTOFOCUS) == 1 and not self.stale:
+            return float(round(self.auto_focus))
         return float(self.controls.get(prop, -1))
 
     def set(self, prop: int, value: float) -> bool:
@@ -358,6 +364,8 @@ class _StandInWebcam:
             return True
         if prop == cv2.CAP_PROP_AUTO_EXPOSURE and value not in self.exposure_modes:
             return False  # not in the driver's menu
+        if prop in (cv2.CAP_PROP_AUTOFOCUS, cv2.CAP_PROP_FOCUS) and not self.autofocus:
+            return False  # a fixed-focus camera has neither control
         self.controls[prop] = value
         return True
 
@@ -387,13 +395,17 @@ class _StandInWebcam:
             self.auto_time += 0.4 * (target - self.auto_time)
         time_now = self.auto_time if self._automatic_exposure() else self.controls[cv2.CAP_PROP_EXPOSURE]
         kelvin = 4600.0 if self.controls[cv2.CAP_PROP_AUTO_WB] else self.controls[cv2.CAP_PROP_WB_TEMPERATURE]
-        self.applied.append((float(time_now), float(kelvin)))
-        exposure, kelvin = self.applied[-4]  # what was set three frames before reaches this one
-        return self._picture(self.size, round(exposure, 3), kelvin, self.lamp, self.played).copy()
+        if self.controls.get(cv2.CAP_PROP_AUTOFOCUS) == 1:
+            self.auto_focus += 0.5 * (30 - self.auto_focus)
+        focus = self.auto_focus if self.controls.get(cv2.CAP_PROP_AUTOFOCUS) == 1 else self.controls.get(cv2.CAP_PROP_FOCUS, 30)
+        self.applied.append((float(time_now), float(kelvin), float(focus)))
+        exposure, kelvin, focus = self.applied[-4]  # what was set three frames before reaches this one
+        blur = round(abs(focus - 30) / 10, 1) if self.autofocus else 0.0
+        return self._picture(self.size, round(exposure, 3), kelvin, blur, self.lamp, self.played).copy()
 
     @staticmethod
     @functools.lru_cache(maxsize=8)
-    def _picture(size: tuple[int, int], exposure: float, kelvin: float, lamp: bool, played: bool) -> np.ndarray:
+    def _picture(size: tuple[int, int], exposure: float, kelvin: float, blur: float, lamp: bool, played: bool) -> np.ndarray:
         w, h = size
         scene = np.full((h, w), 40.0)  # the table
         scene[h // 8:h - h // 8, w // 8:w - w // 8] = 200.0  # the board's squares...
@@ -402,6 +414,8 @@ class _StandInWebcam:
         tint = (kelvin / 4600.0, 1.0, 4600.0 / kelvin)  # B, G, R
         if played:
             light[h // 2:h // 2 + h // 20, w // 3:w // 2] = 30.0  # a play's dark tiles
+        if blur:
+            light = cv2.GaussianBlur(light, (0, 0), blur)
         return np.stack([np.clip(light * t, 0, 255) for t in tint], axis=2).astype(np.uint8)
 
     def release(self) -> None:
@@ -426,15 +440,16 @@ def test_a_webcam_settles_then_its_exposure_and_white_balance_are_fixed(monkeypa
         cam = _StandInWebcam.instances[0]
         # Put back to automatic first: what a last run left (manual, at 400) is not this light.
         assert cam.sets[:2] == [(cv2.CAP_PROP_AUTO_EXPOSURE, 3), (cv2.CAP_PROP_AUTO_WB, 1)]
-        assert src.settings == {"exposure": 150.0, "white_balance": 4600.0}  # what it settled on
+        assert src.settings == {"exposure": 150.0, "white_balance": 4600.0, "focus": 30.0}  # what it settled on
         assert cam.controls[cv2.CAP_PROP_AUTO_EXPOSURE] == 1 and cam.controls[cv2.CAP_PROP_AUTO_WB] == 0
+        assert cam.controls[cv2.CAP_PROP_AUTOFOCUS] == 0
         light, blue, red = _middle(src.read())
         assert 180 < light < 210 and abs(blue - 1) < 0.02 and abs(red - 1) < 0.02  # (its lines darker)
         cam.auto_time = 600.0  # a lamp switched on: the automatic exposure would follow it; fixed, it does not
         assert abs(_middle(src.read())[0] - light) < 1
     # Closed: the camera's own automatic controls again, for the next program or the next run.
     assert cam.controls[cv2.CAP_PROP_AUTO_EXPOSURE] == 3 and cam.controls[cv2.CAP_PROP_AUTO_WB] == 1
-    assert cam.released
+    assert cam.controls[cv2.CAP_PROP_AUTOFOCUS] == 1 and cam.released
 
 
 def test_a_webcam_that_does_not_report_its_exposure_truly_is_left_automatic(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -444,12 +459,14 @@ def test_a_webcam_that_does_not_report_its_exposure_truly_is_left_automatic(monk
     _webcam_is(monkeypatch, Stale)
     with VideoSource(0, live=True) as src:
         cam = _StandInWebcam.instances[0]
-        # It said 400 and 6500 K, what a last run set (its automatic controls were at 150 and
-        # 4600 K): fixed at those, the board came out more than twice as bright and blue, so
-        # both went back to automatic.
+        # It said 400, 6500 K and 0, what a last run set (its automatic controls were at 150,
+        # 4600 K and 30): fixed at those, the board came out more than twice as bright, blue
+        # and out of focus, so all three went back to automatic.
         assert src.settings == {}
         assert (cv2.CAP_PROP_EXPOSURE, 400.0) in cam.sets and (cv2.CAP_PROP_WB_TEMPERATURE, 6500.0) in cam.sets
+        assert (cv2.CAP_PROP_FOCUS, 0.0) in cam.sets
         assert cam.controls[cv2.CAP_PROP_AUTO_EXPOSURE] == 3 and cam.controls[cv2.CAP_PROP_AUTO_WB] == 1
+        assert cam.controls[cv2.CAP_PROP_AUTOFOCUS] == 1
         for _ in range(10):  # the automatic controls settle again
             frame = src.read()
         light, blue, red = _middle(frame)
@@ -481,13 +498,16 @@ def test_a_camera_whose_automatic_exposure_is_another_mode_gets_it_back(monkeypa
 
 
 def test_a_webcam_is_asked_for_the_size_configured(monkeypatch: pytest.MonkeyPatch) -> None:
-    _webcam_is(monkeypatch, _StandInWebcam)
+    class Small(_StandInWebcam):
+        SIZES = ((320, 240), (640, 360), (960, 540))  # small, for a quick test: its default first
+
+    _webcam_is(monkeypatch, Small)
     with open_source("0") as src:
-        assert src.read().shape == (480, 640, 3)  # left at its default
+        assert src.read().shape == (240, 320, 3)  # left at its default
     with open_source("0", width=2304, height=1296) as src:  # the [camera] section's, as `run` and the doctor open it
-        assert src.read().shape == (1080, 1920, 3)  # the nearest it has
-    with open_source("0:1280x720", width=2304, height=1296) as src:  # the description's own size first
-        assert src.read().shape == (720, 1280, 3)
+        assert src.read().shape == (540, 960, 3)  # the nearest it has
+    with open_source("0:640x360", width=2304, height=1296) as src:  # the description's own size first
+        assert src.read().shape == (360, 640, 3)
     assert all(cam.released for cam in _StandInWebcam.instances)
 
 
@@ -501,6 +521,17 @@ def test_a_webcam_read_after_a_while_gives_the_board_as_it_is_now(monkeypatch: p
         cam.played = True  # ...and a play goes down
         assert src.read()[h // 2 + 5, w // 2 - 60].max() < 60  # the press's frame shows it
         assert cam.ready == []  # the old frames were passed over
+
+
+def test_a_webcam_with_a_fixed_focus_has_no_focus_to_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    class FixedFocus(_StandInWebcam):
+        autofocus = False
+
+    _webcam_is(monkeypatch, FixedFocus)
+    with VideoSource(0, live=True) as src:
+        assert src.settings == {"exposure": 150.0, "white_balance": 4600.0}
+    cam = _StandInWebcam.instances[0]
+    assert not any(prop in (cv2.CAP_PROP_AUTOFOCUS, cv2.CAP_PROP_FOCUS) for prop, _ in cam.sets)
 
 
 def test_a_webcam_on_another_backend_keeps_its_own_controls(monkeypatch: pytest.MonkeyPatch) -> None:
