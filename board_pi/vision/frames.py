@@ -302,9 +302,10 @@ def _quietly(make: Callable[[], Any]) -> Any:
 
 
 class _Camera(_Source):
-    """A live camera whose exposure and white balance board-pi fixes once they have settled, so
-    a lamp switched on later or a player's shadow does not shift the colours between frames (the
-    reader compares frames), and takes down where the board comes out burnt white."""
+    """A live camera whose exposure and white balance (and a webcam's focus) board-pi fixes once
+    they have settled, so a lamp switched on later or a player's shadow does not shift the colours
+    between frames (the reader compares frames), and takes down where the board comes out burnt
+    white."""
 
     BURNT_OUT = 0.05
     """The share of the frame's middle half (where the board lies) burnt out white
@@ -475,7 +476,10 @@ class VideoSource(_Camera):
             self._cap.set(cv2.CAP_PROP_AUTOFOCUS, 1)
 
     def _automatic_exposure(self) -> None:
-        any(self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, mode) for mode in self.V4L2_AUTOMATIC)
+        """The first of the automatic exposures (:attr:`V4L2_AUTOMATIC`) the camera takes."""
+        for mode in self.V4L2_AUTOMATIC:
+            if self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, mode):
+                return
 
     FRESH_WAIT = 0.005
     """A webcam's frame handed over sooner than this (seconds) after it was asked for was one the
