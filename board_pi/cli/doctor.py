@@ -199,9 +199,9 @@ def check_camera(cfg: Config, timeout: float = CAMERA_TIMEOUT) -> Result:
     burnt = read.washed_out_note(outcome["burnt"]) if "burnt" in outcome else None
     if burnt:
         return Result("camera", WARN, f"captured {size} from {cfg.camera.source!r}; board found, but {burnt}",
-                      "take the light down or move the lamp off the board's axis; a Pi camera takes its exposure "
-                      "down by itself when it starts, a webcam may need its exposure set lower (v4l2-ctl); "
-                      "then calibrate again")
+                      "take the light down or move the lamp off the board's axis (the Pi camera, and a webcam on "
+                      "Linux that lets its exposure be fixed, take theirs down by themselves when they start, "
+                      "to a quarter at most); then calibrate again")
     grain = outcome.get("grain")
     if grain is not None and grain >= GRAINY_FRAME:
         return Result("camera", WARN, f"captured {size} from {cfg.camera.source!r}; board found, but the frame is grainy "
