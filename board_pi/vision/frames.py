@@ -339,7 +339,12 @@ class VideoSource(_Camera):
             self._cap.release()
             what = "camera" if self.live else "video"
             raise FrameSourceError(f"cannot open {what} {target}" + (" (is it plugged in, and is it yours to use?)" if self.live else ""))
+        self._v4l2 = self.live and _backend(self._cap) == "V4L2"
         if width and height and self.live:
+            if self._v4l2:
+                # Compressed frames: over USB 2 a webcam sends large frames uncompressed at a few a
+                # second at most. (A camera without it keeps the format it had.)
+                self._cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
             # The driver takes the nearest size it has; a webcam left at its default gives 640x480.
             self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, width)
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
@@ -349,7 +354,6 @@ class VideoSource(_Camera):
             raise FrameSourceError(f"{target}: frames of {w}x{h} pixels, more than board-pi reads "
                                    f"({MAX_IMAGE_PIXELS // 1_000_000} megapixels)")
         self.settings: dict[str, float] = {}
-        self._v4l2 = self.live and _backend(self._cap) == "V4L2"
         if self.live:
             if self._v4l2:
                 self._automatic()  # from what the camera settles on, not what a last run left

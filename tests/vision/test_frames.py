@@ -509,6 +509,11 @@ def test_a_webcam_is_asked_for_the_size_configured(monkeypatch: pytest.MonkeyPat
     with open_source("0:640x360", width=2304, height=1296) as src:  # the description's own size first
         assert src.read().shape == (360, 640, 3)
     assert all(cam.released for cam in _StandInWebcam.instances)
+    # Asked for compressed frames before the size (uncompressed, large frames come slowly over USB 2).
+    sets = [prop for prop, _ in _StandInWebcam.instances[1].sets]
+    assert sets.index(cv2.CAP_PROP_FOURCC) < sets.index(cv2.CAP_PROP_FRAME_WIDTH)
+    assert (cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG")) in _StandInWebcam.instances[1].sets
+    assert cv2.CAP_PROP_FOURCC not in [prop for prop, _ in _StandInWebcam.instances[0].sets]  # no size asked: as it is
 
 
 def test_a_webcam_read_after_a_while_gives_the_board_as_it_is_now(monkeypatch: pytest.MonkeyPatch) -> None:
