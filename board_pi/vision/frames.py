@@ -368,6 +368,9 @@ class VideoSource(_Camera):
     share, ..."""
     STEADY_FRAMES = 5
     """... this many frames in a row."""
+    NO_FRAME_MOST = 3
+    """Reads in a row that give no frame after which settling stops (OpenCV waits up to ten
+    seconds for each)."""
     TAKE_FRAMES = 8
     """Frames read after a control is set before a frame shows it: the camera applies it a few
     frames later, and OpenCV holds a few frames captured before it (four buffers)."""
@@ -394,12 +397,16 @@ class VideoSource(_Camera):
         """Read frames until the automatic exposure has stopped moving (:attr:`STEADY`); the last
         frame read, None if the camera gave none. A webcam's first frames are dark."""
         last: float | None = None
-        steady = 0
+        steady = failed = 0
         frame = None
         for _ in range(self.SETTLE_FRAMES):
             ok, f = self._cap.read()
             if not ok or f is None:
+                failed += 1
+                if failed >= self.NO_FRAME_MOST:
+                    break  # each may have waited seconds: the camera gives none (the reads will say so)
                 continue
+            failed = 0
             frame = as_bgr(f)
             level = _light(frame)[0]
             steady = steady + 1 if last is not None and abs(level - last) <= self.STEADY * max(last, 1.0) else 0

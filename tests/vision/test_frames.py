@@ -539,6 +539,23 @@ def test_a_webcam_with_a_fixed_focus_has_no_focus_to_fix(monkeypatch: pytest.Mon
     assert not any(prop in (cv2.CAP_PROP_AUTOFOCUS, cv2.CAP_PROP_FOCUS) for prop, _ in cam.sets)
 
 
+def test_a_webcam_that_gives_no_frames_is_not_waited_on_for_ever(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Dead(_StandInWebcam):
+        reads = 0
+
+        def grab(self) -> bool:
+            Dead.reads += 1  # each would wait out OpenCV's ten seconds on a real one
+            return False
+
+        def read(self) -> tuple[bool, np.ndarray | None]:
+            return self.grab(), None
+
+    _webcam_is(monkeypatch, Dead)
+    with VideoSource(0, live=True) as src:
+        assert src.settings == {} and src.read() is None
+    assert Dead.reads == VideoSource.NO_FRAME_MOST + 1  # settling gave up after three, then one read
+
+
 def test_a_webcam_on_another_backend_keeps_its_own_controls(monkeypatch: pytest.MonkeyPatch) -> None:
     class Windows(_StandInWebcam):
         backend = "MSMF"  # whose controls' values mean other things
