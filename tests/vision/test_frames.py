@@ -302,10 +302,12 @@ class _StandInWebcam:
     later. Its automatic exposure starts dark and brings the board's squares to 200 over the first
     frames; a fixed exposure makes the frame as bright as its time. Its automatic white balance
     gives the board's white as white; a fixed one tints it by how far its kelvin are from the
-    room's light (4600 K).
+    room's light (4600 K). Its autofocus finds the board (at 30); a fixed focus blurs the frame by
+    how far it is from that. It offers the nearest of its sizes to one asked, and keeps frames
+    ready as the driver does (:meth:`idle`).
 
-    ``stale``: it reports the exposure and colour temperature it was last set to, not those its
-    automatic controls are using (some webcams do). ``lamp``: a lamp close over the board, which
+    ``stale``: it reports the exposure, colour temperature and focus it was last set to, not those
+    its automatic controls are using (some webcams do). ``lamp``: a lamp close over the board, which
     the automatic exposure, metering the dark table too, burns out."""
 
     backend = "V4L2"
@@ -358,7 +360,7 @@ class _StandInWebcam:
     def set(self, prop: int, value: float) -> bool:
         self.sets.append((prop, value))
         if prop in (cv2.CAP_PROP_FRAME_WIDTH, cv2.CAP_PROP_FRAME_HEIGHT):
-            # The driver's nearest size: this one has 640x480, 1280x720 and 1920x1080.
+            # The driver's nearest size of those it has.
             want = (int(value), self.size[1]) if prop == cv2.CAP_PROP_FRAME_WIDTH else (self.size[0], int(value))
             self.size = min(self.SIZES, key=lambda wh: abs(wh[0] - want[0]) + abs(wh[1] - want[1]))
             return True
