@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
+import board_pi.vision.frames as frames_module
 from board_pi.vision.frames import (
     PICAMERA2_MISSING,
     FolderSource,
@@ -318,6 +319,7 @@ class _StandInWebcam:
     SETTLES_AT = 150.0  # exposure time (100 us) the automatic exposure settles on
     SIZES = ((640, 480), (1280, 720), (1920, 1080))
     instances: list["_StandInWebcam"] = []
+    clock = 0.0  # seconds, the time board-pi's frame source sees (see _webcam_is)
 
     def __init__(self, target: object) -> None:
         # As a last run that was not closed left it: manual, at another light's settings.
@@ -380,7 +382,7 @@ class _StandInWebcam:
         if self.ready:
             self.current = self.ready.pop(0)  # at once
         else:
-            time.sleep(0.01)  # the camera's next frame
+            _StandInWebcam.clock += 1 / 30  # waited for: the camera's next frame, at 30 a second
             self.current = self._capture()
         return True
 
@@ -424,10 +426,13 @@ class _StandInWebcam:
         self.released = True
 
 
-def _webcam_is(monkeypatch: pytest.MonkeyPatch, camera: type) -> _StandInWebcam:
+def _webcam_is(monkeypatch: pytest.MonkeyPatch, camera: type) -> None:
+    """OpenCV's VideoCapture is ``camera`` (a stand-in), and the frame source's clock the
+    stand-in's, which moves only while a frame is waited for (so a frame the driver had ready is
+    told from one waited for however busy this machine is)."""
     monkeypatch.setattr(cv2, "VideoCapture", camera)
+    monkeypatch.setattr(frames_module, "time", types.SimpleNamespace(monotonic=lambda: _StandInWebcam.clock, sleep=time.sleep))
     _StandInWebcam.instances.clear()
-    return camera  # type: ignore[return-value]
 
 
 def _middle(frame: np.ndarray) -> tuple[float, float, float]:
