@@ -339,9 +339,9 @@ class VideoSource(_Camera):
             self._cap.release()
             what = "camera" if self.live else "video"
             raise FrameSourceError(f"cannot open {what} {target}" + (" (is it plugged in, and is it yours to use?)" if self.live else ""))
-        self._v4l2 = self.live and _backend(self._cap) == "V4L2"
+        v4l2 = self.live and _backend(self._cap) == "V4L2"
         if width and height and self.live:
-            if self._v4l2:
+            if v4l2:
                 # Compressed frames: over USB 2 a webcam sends large frames uncompressed at a few a
                 # second at most. (A camera without it keeps the format it had.)
                 self._cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
@@ -355,10 +355,10 @@ class VideoSource(_Camera):
                                    f"({MAX_IMAGE_PIXELS // 1_000_000} megapixels)")
         self.settings: dict[str, float] = {}
         if self.live:
-            if self._v4l2:
+            if v4l2:
                 self._automatic()  # from what the camera settles on, not what a last run left
             settled = self.settle()
-            if self._v4l2 and settled is not None:
+            if v4l2 and settled is not None:
                 self.settings = self.freeze(settled)
 
     SETTLE_FRAMES = 90
