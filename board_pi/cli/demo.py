@@ -168,6 +168,10 @@ class DemoResult:
     press_to_score: list[float] = field(default_factory=list)
     journal_seconds: list[float] = field(default_factory=list)
     """Of each of :attr:`press_to_score`, the time the journal's writes took (to its log)."""
+    frame_read: list[float] = field(default_factory=list)
+    """Of each of :attr:`press_to_score`, the reading of the last frame (the still board): the
+    board checked where the calibration has it (found again only if it moved), and its changed
+    squares read. What a camera at a table costs per frame."""
     longest_sync: float = 0.0
     """The longest the journal took to sync a write to the disk, behind the presses."""
 
@@ -447,6 +451,7 @@ def _act_play(table: Table, shadow: Game, camera: ScriptedCamera, clock_time: Vi
         result.plays_read_correctly += 1
         if not blank_asked:
             result.press_to_score.append(dt)
+            result.frame_read.append(table.timings.get("read", 0.0))
             result.journal_seconds.append(table.journal.write_seconds - written)
     else:
         # The players put it right on the page, as they would at a club table.

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from ..rules.board import Board, Square
+from ..rules.board import EMPTY, Board, Square
 from ..rules.game import Game, GameRules, IllegalEvent
 from ..rules.gcg import record_from_game, write_gcg
 from ..rules.lexicon import Lexicon
@@ -135,7 +135,13 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
             out.doubtful.append(f"{name}: the board was not seen; its turn is settled by the next photo")
             continue
         change = compare(game.state.board, reading, doubt_below)
-        hidden = _withdraw_if_taken_off(game, change, out, name, patient=not open_turns)
+        if not open_turns and _hidden_whole(game, reading, change, doubt_below):
+            hidden = set(change.missing)
+            names = ", ".join(str(q) for q in sorted(hidden, key=lambda q: (q.row, q.col)))
+            out.doubtful.append(f"{name}: the last play's tiles not seen on {names}, and tiles read that join "
+                                "no tile even without them; kept as played")
+        else:
+            hidden = _withdraw_if_taken_off(game, change, out, name, patient=not open_turns)
         change = compare(game.state.board, reading, doubt_below)  # against the board as it now stands
         apart = _apart(game.state.board, change.new)
         if not open_turns and (hidden or apart or _doubtful_plays(game, change, lexicon)):
@@ -235,6 +241,23 @@ def _pass(game: Game, out: Rescored) -> None:
         game.pass_turn(game.state.turn)
     except IllegalEvent as e:
         out.doubtful.append(f"a pass could not be recorded: {e}")
+
+
+def _hidden_whole(game: Game, reading: BoardReading, change: BoardChange, doubt_below: float) -> bool:
+    """The whole last play gone, and the photo shows tiles joined to no tile on the board even
+    as it would stand without that play: an arm over the board hid the play and was read as a
+    tile elsewhere. (A play challenged off is taken off, and the next play, if the photo holds
+    one too, joins the board as it stands without it.)"""
+    s = game.state
+    if s.last_play is None or not change.missing:
+        return False
+    last = {p.square for p in s.last_play.scored.placements}
+    if set(change.missing) != last:
+        return False
+    without = s.board.copy()
+    for q in last:
+        without[q] = EMPTY
+    return bool(_apart(without, compare(without, reading, doubt_below).new))
 
 
 def _withdraw_if_taken_off(game: Game, change: BoardChange, out: Rescored, name: str, patient: bool = True) -> set[Square]:

@@ -258,10 +258,15 @@ class VisionReader:
             looked = set(squares)
             also = [sq for sq in line_squares(self._ref_grid, grid) if sq not in looked]
             if also:
-                more = self.reader.read(frame, corners, squares=also, committed=[_row_text(r) for r in grid],
+                # Read beside them again, the squares of this reading read empty in doubt: a tile
+                # whose only neighbour was such a blank was read as a lone tile, and so as empty.
+                near = {(r + dr, c + dc) for r, c in also for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))}
+                again = [sq for sq in squares if sq in near and grid[sq[0]][sq[1]] == "."
+                         and conf[sq] < self.reader.SURE]
+                more = self.reader.read(frame, corners, squares=also + again, committed=[_row_text(r) for r in grid],
                                         empty=empty, played=True, warped=warped)
                 seen = [split_row(row) for row in more.grid]
-                for r, c in also:
+                for r, c in also + again:
                     grid[r][c] = seen[r][c]
                     conf[r, c] = more.confidence[r, c]
                 squares = squares + also

@@ -21,7 +21,7 @@ import unicodedata
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -286,12 +286,16 @@ def _paste_f(dst: np.ndarray, mask: np.ndarray, color: np.ndarray, x: int, y: in
 
 def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None = None,
               px: int = PX, border: float = 1.2, fonts: str | Path | None = None,
-              tiles: TileSet | None = None) -> tuple[np.ndarray, float]:
+              tiles: TileSet | None = None, steady: int | None = None) -> tuple[np.ndarray, float]:
     """The board seen straight from above: a BGR image and the grid's offset from its top-left.
 
     The playing grid spans ``[off, off + 15 * px]`` in both directions. ``fonts``: the font
     directory (see :func:`font_dir`); :class:`FontMissing` when a font of the style is not there.
     ``tiles``: the set whose values the tiles show (by default each face's first set's).
+    ``steady``: when given, the light the tiles stand in (their sides and shadows) comes from it
+    alone, and each tile's face and how it lies from it, its square and its face: a tile put
+    down stays as it was in every later state of the board, as on a real table, where only
+    the new tiles change between presses. Without it all of that is drawn from ``rng``.
     """
     cells = _check_rows(rows)
     tile_set = tiles
@@ -320,30 +324,43 @@ def draw_flat(rows: Sequence[str], rng: np.random.Generator, style: Style | None
 
     # Tiles stand a few millimetres high: seen at an angle their top face shifts from their base
     # and one or two sides show, darker. Every tile of a board shows the same way.
-    lift = rng.uniform(0.04, 0.16) * px  # never zero: a real tile always shows an edge
-    lift_dir = rng.uniform(0, 2 * math.pi) if rng.random() < 0.5 else rng.normal(-math.pi / 2, 0.5)
-    ldx, ldy = lift * math.cos(lift_dir), lift * math.sin(lift_dir)
-    shadow = np.zeros(canvas.shape[:2], np.float32)
     side = int(px * style.tile_size)
-    tiles: list[tuple[int, int, np.ndarray, float]] = []
-    sdx, sdy = rng.uniform(-0.12, 0.12) * px, rng.uniform(-0.12, 0.12) * px
-    for r, row in enumerate(cells):
-        for c, ch in enumerate(row):
-            if ch == ".":
-                continue
-            s = int(side * rng.uniform(0.97, 1.03))
-            cx = off + (c + 0.5) * px + rng.normal(0, 0.05) * px
-            cy = off + (r + 0.5) * px + rng.normal(0, 0.05) * px
-            ang = float(np.clip(rng.normal(0, 4), -15, 15))
-            sprite = _tile_sprite(rng, style, faces, ch, s, tile_set) if tile_set else _tile_sprite(rng, style, faces, ch, s)
-            tiles.append((int(cx), int(cy), sprite, ang))
-            rect = ((cx + sdx, cy + sdy), (s * 1.02, s * 1.02), ang)
-            cv2.fillPoly(shadow, [np.int32(cv2.boxPoints(rect))], 1.0)
+
+    def lay(light: np.random.Generator, lie: Callable[[int, int, str], np.random.Generator]
+            ) -> tuple[list[tuple[int, int, np.ndarray, float]], float, float, np.ndarray, float]:
+        """The tiles as they lie (centre, top face, angle), the top face's shift from the base
+        and the shadows they cast: the light from ``light``, each tile from ``lie(r, c, face)``."""
+        lift = light.uniform(0.04, 0.16) * px  # never zero: a real tile always shows an edge
+        lift_dir = light.uniform(0, 2 * math.pi) if light.random() < 0.5 else light.normal(-math.pi / 2, 0.5)
+        shadow = np.zeros(canvas.shape[:2], np.float32)
+        tiles: list[tuple[int, int, np.ndarray, float]] = []
+        sdx, sdy = light.uniform(-0.12, 0.12) * px, light.uniform(-0.12, 0.12) * px
+        for r, row in enumerate(cells):
+            for c, ch in enumerate(row):
+                if ch == ".":
+                    continue
+                g = lie(r, c, ch)
+                s = int(side * g.uniform(0.97, 1.03))
+                cx = off + (c + 0.5) * px + g.normal(0, 0.05) * px
+                cy = off + (r + 0.5) * px + g.normal(0, 0.05) * px
+                ang = float(np.clip(g.normal(0, 4), -15, 15))
+                sprite = _tile_sprite(g, style, faces, ch, s, tile_set) if tile_set else _tile_sprite(g, style, faces, ch, s)
+                tiles.append((int(cx), int(cy), sprite, ang))
+                rect = ((cx + sdx, cy + sdy), (s * 1.02, s * 1.02), ang)
+                cv2.fillPoly(shadow, [np.int32(cv2.boxPoints(rect))], 1.0)
+        if tiles:
+            k = max(3, int(px * 0.15) | 1)
+            shadow = cv2.GaussianBlur(shadow, (k, k), 0) * light.uniform(0.2, 0.45)
+        return tiles, lift * math.cos(lift_dir), lift * math.sin(lift_dir), shadow, light.uniform(0.55, 0.8)
+
+    tiles, ldx, ldy, shadow, side_color_scale = lay(rng, lambda r, c, ch: rng)
+    if steady is not None:
+        # Drawn again, steady; ``rng`` was taken through the same draws all the same, so that a
+        # seed's hand, shake and noise are the same whether the tiles stay put or not.
+        tiles, ldx, ldy, shadow, side_color_scale = lay(
+            np.random.default_rng(steady), lambda r, c, ch: np.random.default_rng([steady, r, c, *map(ord, ch)]))
     if tiles:
-        k = max(3, int(px * 0.15) | 1)
-        shadow = cv2.GaussianBlur(shadow, (k, k), 0) * rng.uniform(0.2, 0.45)
         canvas = (canvas.astype(np.float32) * (1 - shadow[..., None])).astype(np.uint8)
-    side_color_scale = rng.uniform(0.55, 0.8)
     for cx, cy, sprite, ang in tiles:
         s = sprite.shape[0]
         body = ((cx, cy), (s, s), ang)
@@ -478,7 +495,7 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
                  hand: bool | None = None, tilt: float = 20.0, fill: tuple[float, float] = (0.7, 0.95),
                  quarter_turns: int = 0, effects: bool = True, style: Style | None = None,
                  pose_seed: int | None = None, fonts: str | Path | None = None,
-                 tiles: TileSet | None = None) -> Rendered:
+                 tiles: TileSet | None = None, steady: bool | None = None) -> Rendered:
     """Render ``rows`` as a camera frame of ``size`` (width, height); deterministic for a seed.
     ``tiles``: the tile set whose values the tiles show (see :func:`draw_flat`).
 
@@ -486,8 +503,12 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
     ``quarter_turns``: the board turned 90 degrees that many times in the frame (the corners still
     name the board's own top-left first); ``effects``: lighting, glare, blur, noise and JPEG;
     ``pose_seed``: when given, the camera's pose, the table under the board and the room's light
-    come from it alone, so frames of different board states look as a fixed camera with frozen
-    exposure sees them (a hand, its shadow and the sensor's noise still vary with ``seed``);
+    come from it alone, and, unless ``steady`` is False, each tile stays as it was put down and
+    the light on the tiles and the camera's focus, noise level and compression stay too
+    (:func:`draw_flat`'s ``steady``), so frames of different board states look as a fixed camera
+    with frozen exposure sees them (a hand, its shadow, a shake and the sensor's noise still vary
+    with ``seed``; with ``steady`` False, the tiles are laid afresh from ``seed``, their shadows
+    falling another way, as under a lamp moved);
     ``fonts``: the font directory (default ``$BOARD_PI_FONT_DIR`` or ``/usr/share/fonts``).
 
     The fonts are the catalogue's (:data:`FONTS`), chosen by name: a seed gives the same picture
@@ -498,7 +519,8 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
     rows = tuple(rows)
     _check_rows(rows)
     style = style or random_style(rng)  # drawn from the rng first, as draw_flat would
-    flat, off = draw_flat(rows, rng, style, fonts=fonts, tiles=tiles)
+    still = pose_seed if steady is not False else None  # the seed of what stays between frames
+    flat, off = draw_flat(rows, rng, style, fonts=fonts, tiles=tiles, steady=still)
     w, h = size
     grid = np.float32([[off, off], [off + N * PX, off], [off + N * PX, off + N * PX], [off, off + N * PX]])
     full = np.float32([[0, 0], [flat.shape[1], 0], [flat.shape[1], flat.shape[0]], [0, flat.shape[0]]])
@@ -529,7 +551,7 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
         f = _light(rng if pose_seed is None else np.random.default_rng(pose_seed + 1), f, w, h)
     img = f.clip(0, 255).astype(np.uint8)
     if effects:
-        img = _camera(rng, img)
+        img = _camera(rng, img, None if still is None else np.random.default_rng(still + 2))
     return Rendered(img, corners.astype(np.float32), occluded, rows, style_fonts(style))
 
 
@@ -553,9 +575,12 @@ def _light(rng: np.random.Generator, f: np.ndarray, w: int, h: int) -> np.ndarra
     return f * gain[..., None] * cast + glare[..., None]
 
 
-def _camera(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
-    """Lens blur, sensor noise and JPEG compression."""
-    s = rng.uniform(0, 1.6)
+def _camera(rng: np.random.Generator, img: np.ndarray, fixed: np.random.Generator | None = None) -> np.ndarray:
+    """Lens blur, sensor noise and JPEG compression. ``fixed``: where the camera's own settings
+    (its focus, the noise's strength, the JPEG quality) come from, for a fixed camera whose
+    frames differ only in the noise itself and a shake now and then; by default ``rng``."""
+    s = rng.uniform(0, 1.6)  # (``rng`` is drawn from all the same: the shake and noise stay a seed's)
+    s = s if fixed is None else fixed.uniform(0, 1.6)
     if s > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), s)
     if rng.random() < 0.15:  # a little motion blur
@@ -566,10 +591,12 @@ def _camera(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
         kern = cv2.warpAffine(kern, rot, (k, k))
         img = cv2.filter2D(img, -1, kern / max(kern.sum(), 1e-6))
     sigma = rng.uniform(0, 7)
+    sigma = sigma if fixed is None else fixed.uniform(0, 7)
     if sigma > 0.5:
         noise = rng.normal(0, sigma, img.shape[:2] + (1,)).astype(np.float32)
         img = (img.astype(np.float32) + noise).clip(0, 255).astype(np.uint8)
     q = int(rng.integers(35, 96))
+    q = q if fixed is None else int(fixed.integers(35, 96))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
     return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else img
 

@@ -276,7 +276,7 @@ def _with_an_arm(states: list[list[str]], at: int, arm: int) -> list[tuple[str, 
 
 
 @pytest.mark.parametrize("arm, why", [
-    (902, "the board partly covered"),  # it hides GALE and WINDY's tiles, and YES
+    (902, "the board partly covered"),  # it hides GALE whole and part of WINDY; a tile read on it
     (905, "tiles read that join no tile on the board"),  # YES seen; the arm read as a tile far from the others
     (907, "tiles read that join no tile on the board"),  # YES hidden; the arm read as a tile
     (914, "tiles read that join no tile on the board"),  # YES's S hidden, read as YE; the arm read as a tile
@@ -298,6 +298,49 @@ def test_an_arm_over_the_board_at_a_press_leaves_its_turn_to_the_next_photo(arm:
         ("Ann", "8D", 32), ("Bob", "7C", 16), ("Ann", "H8", 6), ("Bob", "10H", 2)], result.doubtful
     assert scores(plays) == [32, 16, 6, 2] and result.play_points == [38, 18]
     assert any(why in d for d in result.doubtful), result.doubtful
+
+
+def test_a_last_play_hidden_whole_by_an_arm_read_as_a_tile_elsewhere_is_kept_not_withdrawn() -> None:
+    # The arm over Ann's press hides Bob's GALE, all four tiles of it, and is read as a tile far
+    # from the game. Before, GALE was taken as challenged off, and scored again for Ann when
+    # the next photo showed it. A tile joined to nothing even without GALE says the photo is
+    # not clear: GALE is kept, the turn left open, and the next photo settles it.
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.wordlists import load_lexicon
+
+    plays = ["8D WINDY", "7C GALE", "H8 YES", "10H SO"]
+    result = rescore_frames(iter(_with_an_arm(boards(plays), 3, 902)), ENGLISH, ["Ann", "Bob"],
+                            load_lexicon(None, tiles=ENGLISH))
+    assert [(m.player, m.word, m.withdrawn) for m in result.plays] == [
+        ("Ann", "WINDY", False), ("Bob", "GALE", False), ("Ann", "(Y)ES", False), ("Bob", "(S)O", False)], \
+        result.doubtful
+    assert any("press3: the last play's tiles not seen on C7, D7, E7, F7, and tiles read that join no tile" in d
+               for d in result.doubtful), result.doubtful
+
+
+def test_a_play_taken_off_is_withdrawn_with_the_next_play_or_something_apart_in_the_same_photo() -> None:
+    # Bob's GALE is challenged off. Ann's press shows it gone and her YES played: YES joins the
+    # board as it stands without GALE, so the photo is clear and GALE is withdrawn at once. With
+    # two tiles left lying apart from the game as well (M3, N3), the photo is not clear; the next
+    # one, GALE still gone, withdraws it, and the tiles apart are left out.
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.wordlists import load_lexicon
+
+    states = boards(["8D WINDY", "7C GALE", None, "H8 YES", "10H SO"])
+    states = [states[0], states[1], states[2], states[4], states[5]]  # GALE off in YES's photo
+    for apart in (False, True):
+        photos = []
+        for i, rows in enumerate(states):
+            if apart and i >= 3:
+                rows = [row[:12] + "QX" + row[14:] if r == 2 else row for r, row in enumerate(rows)]
+            r = render_board(rows, seed=700 + i, hand=False, tilt=8.0, effects=False,
+                             style=random_style(np.random.default_rng(11)), pose_seed=11)
+            photos.append((f"press{i}", r.image))
+        result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
+        assert [(m.player, m.word, m.withdrawn) for m in result.plays] == [
+            ("Ann", "WINDY", False), ("Bob", "GALE", True), ("Ann", "(Y)ES", False), ("Bob", "(S)O", False)], \
+            (apart, result.doubtful)
+        assert result.play_points == [32 + 6, 2], (apart, result.doubtful)
 
 
 def test_a_pass_photographed_under_an_arm_is_a_pass_where_the_next_tiles_were_seen_empty() -> None:

@@ -114,8 +114,9 @@ def test_a_table_started_on_a_board_with_tiles_on_it_reads_it_the_right_way_roun
     rows = boards_of_the_bundled_game()[22]
     seed = 50_000_004
     style = random_style(np.random.default_rng(seed))
-    empty, played = (render_board(r, seed=seed + n, hand=False, style=style, pose_seed=seed, fill=(0.7, 0.85), tilt=12)
-                     for n, r in ((0, EMPTY), (1, rows)))
+    # (``steady=False``: the tiles laid from ``seed + n``: a board whose tiles the finder reads a turn wrong)
+    empty, played = (render_board(r, seed=seed + n, hand=False, style=style, pose_seed=seed, fill=(0.7, 0.85), tilt=12,
+                                  steady=False) for n, r in ((0, EMPTY), (1, rows)))
     cal = calibrate(empty.image, empty.corners, rotation=0, use_markers=False)
     assert find_board(played.image).rotation != 0  # the finder's claim: turned
     tracker = Tracker(cal)
@@ -249,3 +250,29 @@ def test_a_blank_that_changes_its_square_too_little_is_read_as_the_end_of_the_pl
     assert (7, 11) not in reader.changed_squares(reader._look(rectified(image, reader.last_corners)))
     seen = reader.read(image)
     assert seen is not None and seen.grid[7] == ".....CATTLE?..."
+
+
+def test_a_tile_whose_only_neighbour_is_a_blank_missed_at_first_is_read_with_it() -> None:
+    # INNO(V)AtE down K4, as the demo's camera draws it: the blank t on K10, plain and pale, is
+    # read as empty at first, which leaves the E on K11 a lone tile, taken for a print on the
+    # board and read as empty too. The play's line is then read on: K10 a blank, and K11 read
+    # again beside it, an E. (Before, only K10 was read again, and the table asked which letter
+    # the blank on K10 was in a word with no E.)
+    from board_pi.cli.demo import ScriptedCamera
+
+    before = ["." * 15] * 6 + [".FlAREUP.......", ".......AGAVE..."] + ["." * 15] * 7
+    after = [list(r) for r in before]
+    for r, t in zip((3, 4, 5, 6, 8, 9, 10), "INNOAtE"):
+        after[r][10] = t
+    camera = ScriptedCamera(seed=1)
+    camera.rows = EMPTY
+    cal = calibrate(camera.read(), camera.last_corners, rotation=0, use_markers=False)
+    eyes = VisionReader(tracker=Tracker(cal))
+    for rows in (EMPTY, before):
+        camera.rows = rows
+        assert eyes.read(camera.read()) is not None
+        eyes.commit(rows)
+    camera.rows = ["".join(r) for r in after]
+    reading = eyes.read(camera.read())
+    assert reading is not None
+    assert [reading.grid[r][10] for r in range(3, 11)] == list("INNOVA?E"), reading.grid
