@@ -166,7 +166,7 @@ CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "turned-15": turned(15), "turned-35": turned(35),
     "slant-24": slanted(0.12), "slant-44": slanted(0.22), "slant-60": slanted(0.3),
     "warm": lambda im: np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8),
-    "dim": dim, "noisy-12": noisy(12), "noisy-20": noisy(20), "noisy-28": noisy(28),
+    "dim": dim, "noisy-12": noisy(12), "noisy-20": noisy(20), "noisy-28": noisy(28), "noisy-36": noisy(36),
     "640px": narrow(640), "farther-2": farther(2), "farther-3": farther(3), "distant-2": distant(2),
     "jpeg-30": jpeg(30),
     "shadow-55": shadow(0.55), "shadow-70": shadow(0.7),

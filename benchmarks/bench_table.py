@@ -18,9 +18,12 @@ plays the same games on a club edition's board (green, sage, lavender, wooden) i
 demo's cream one;
 ``--seed`` draws another board of it (its colours, the light and the camera over it; 1 by default), for
 a table the choices were not made on. ``--learn``: the table learns its tiles as it plays, as
-``board-pi run`` and ``board-pi demo`` do (each game from nothing).
+``board-pi run`` and ``board-pi demo`` do (each game from nothing). ``--light 0.7``: the game's
+frames in 0.7 of the light the table was calibrated in (a table started again, its camera settled
+on the evening's light), so that what the calibration frame says of each empty square must be
+carried over to the light of the game.
 
-    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N] [--disk S] [--learn]
+    .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N] [--disk S] [--learn] [--light X]
 """
 
 from __future__ import annotations
@@ -52,7 +55,12 @@ def main() -> int:
     ap.add_argument("--disk", type=float, default=30.0, help="seconds of the disk alone (0: not measured)")
     ap.add_argument("--learn", action="store_true",
                     help="the table learns its tiles as it plays, as `board-pi run` and `board-pi demo` do")
+    ap.add_argument("--light", type=float, default=1.0,
+                    help="the light in the game's frames as a share of the calibration frame's (a camera that "
+                         "settled again on other light: 0.7 darker, 1.4 brighter; 1: the same)")
     args = ap.parse_args()
+    if not 0.2 <= args.light <= 3.0:
+        ap.error("--light must be from 0.2 to 3")
     shared = ROOT.parent / "shared" / "data" / "gcg" / "macondo"
     records = [("bundled demo game", load_record(None)), ("German demo game", load_record(None, GERMAN))]
     if shared.is_dir():
@@ -73,7 +81,7 @@ def main() -> int:
     t0 = time.perf_counter()
     for name, rec in records:
         r = play_record(rec, None, web=False, say=lambda *a: None, seed=args.seed, edition=args.edition,
-                        learn=args.learn)
+                        learn=args.learn, light=args.light)
         games += 1
         same += r.final == r.recorded
         plays += r.plays

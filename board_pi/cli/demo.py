@@ -83,6 +83,9 @@ class ScriptedCamera:
         self.frame_no = 0
         self.hand_frames = 0
         self.last_corners: Any = None
+        self.light = 1.0
+        """The light in the frames as a share of what it is drawn in (each pixel's level times it,
+        clipped at white): a camera that settled again on other light than at calibration."""
         self.render_seconds = 0.0
         self._cache: tuple[int, Any] | None = None
 
@@ -125,6 +128,8 @@ class ScriptedCamera:
             r = self._cache[1]
             noise = np.random.default_rng(self.frame_no).normal(0, 2.0, r.image.shape)
             image = np.clip(r.image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+        if self.light != 1.0:
+            image = np.clip(image.astype(np.float32) * self.light, 0, 255).astype(np.uint8)
         self.render_seconds += time.perf_counter() - t
         self.last_corners = r.corners
         return image
@@ -274,11 +279,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool = True,
                 say: Any = print, data_dir: str | None = None, seed: int = 1, club: Any = None,
-                edition: str | None = None, learn: bool = False) -> DemoResult:
+                edition: str | None = None, learn: bool = False, light: float = 1.0) -> DemoResult:
     """Act out ``rec`` at a simulated table; returns the scores and how the reading went.
     ``club``: club settings to publish the table to a broker (None: a table on its own);
     ``edition``: the club board the camera sees (see :func:`demo_style`); ``learn``: the table
-    learns its tiles as it plays, as ``board-pi run`` does (kept in the game's data folder)."""
+    learns its tiles as it plays, as ``board-pi run`` does (kept in the game's data folder);
+    ``light``: the light in the game's frames as a share of the calibration frame's
+    (:attr:`ScriptedCamera.light`: a table started again under other light than it was
+    calibrated in)."""
     from ..wordlists import load_lexicon
     from ..table.vision import VisionReader
 
@@ -309,6 +317,7 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
 
         memory = TableMemory.open(data / "learned-tiles.npz", model_fingerprint(tile_reader.model_path))
     reader = VisionReader(reader=tile_reader, tracker=_setup_calibration(camera), memory=memory)
+    camera.light = light
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
                   time_source=clock_time, camera_time=camera.time)
     table.new_game(names, rules, TimeControl(minutes=25), meta={"lexicon": lexicon, "demo": True})

@@ -398,14 +398,14 @@ class EmptyLook:
 
     def seen_in(self, colours: np.ndarray, tiles: np.ndarray, unlettered: np.ndarray | None = None) -> "EmptyLook":
         """This look in a frame whose squares have ``colours``, where ``tiles`` hold tiles: the
-        colours moved by the frame's overall change of colour since (a camera whose exposure was
-        not frozen, a lamp switched on), the median over the empty squares known; squares whose
-        empty colour is not known take the frame's own estimate (:meth:`from_photo`, with
-        ``unlettered``)."""
+        colours as the frame's light and camera show them now (:func:`relit`: the camera started
+        again since the calibration and settled on other light, a lamp switched on), judged by
+        the empty squares known; squares whose empty colour is not known take the frame's own
+        estimate (:meth:`from_photo`, with ``unlettered``)."""
         free = ~tiles & np.isfinite(self.colour).all(axis=2)
         colour = self.colour.copy()
         if free.sum() >= 10:
-            colour += np.median(colours[free] - self.colour[free], axis=0).astype(np.float32)
+            colour = relit(self.colour, colours, free)
         unknown = ~np.isfinite(colour).all(axis=2)
         spread = self.spread.copy()
         if unknown.any():
@@ -432,6 +432,68 @@ class EmptyLook:
         if (np.abs(colour[ok]) > 1000).any() or not (spread[ok] > 0).all() or (spread[ok] > 1000).any():
             raise ValueError("an empty board's appearance holds colours or spreads out of range")
         return cls(colour, spread)
+
+
+CLIPPED = 0.95
+"""A colour channel's linear light (0..1) at or above which a square is taken as burnt out: what
+the camera clips says nothing of how much more light fell there."""
+DARK = 0.01
+"""A channel's linear light below which a square's says nothing of a gain (noise, the camera's
+black level)."""
+KIND_MIN = 3
+"""Empty squares of a kind needed before that kind's own colour change is taken (:func:`relit`);
+fewer, and the change over all the empty squares."""
+
+
+def _linear(lab: np.ndarray) -> np.ndarray:
+    """CIELAB on the 8-bit scale (as :func:`middle_lab`) as linear BGR light, 0..1."""
+    f = np.ascontiguousarray(lab.reshape(1, -1, 3), np.float32) * np.float32([100 / 255, 1, 1]) - np.float32([0, 128, 128])
+    return cv2.cvtColor(f, cv2.COLOR_Lab2LBGR).reshape(lab.shape)
+
+
+def _lab(linear: np.ndarray) -> np.ndarray:
+    """Linear BGR light as CIELAB on the 8-bit scale: :func:`_linear`'s inverse."""
+    f = cv2.cvtColor(np.ascontiguousarray(linear.reshape(1, -1, 3), np.float32), cv2.COLOR_LBGR2Lab)
+    return ((f + np.float32([0, 128, 128])) * np.float32([255 / 100, 1, 1])).reshape(linear.shape)
+
+
+def relit(before: np.ndarray, now: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """The colours ``before`` ((15, 15, 3) CIELAB, 8-bit scale) in the light of the frame whose
+    squares have the colours ``now``, judged by the squares ``free`` (empty in both).
+
+    A camera that settled again (a restart, the evening's lamps after an afternoon's calibration)
+    changes its exposure and white balance: each channel of the light scaled by one gain. So
+    each channel's gain is the median ratio of the free squares' linear light, what it takes past
+    white is clipped at white as the camera clips it, and each kind of square is then moved by
+    the median of its own free squares' difference left (the camera's tone curve is not quite
+    sRGB's), where :data:`KIND_MIN` of them are free, else by all the free squares' median.
+    A square's colour moved by one amount for all (as before 2026-12-03) put a plain green
+    square right under 0.6 of the light and the premium squares 25 to 45 units off, enough to
+    read a blank on a double letter as empty; this is 1 to 3 off, and 2 to 6 where the light was
+    raised until the board burnt out in places.
+
+    >>> before = np.full((15, 15, 3), [200.0, 128.0, 128.0], np.float32)  # a pale grey board
+    >>> now = _lab(_linear(before) * 0.5)                                 # in half the light
+    >>> np.round(relit(before, now, np.ones((15, 15), bool))[0, 0])
+    array([150., 128., 128.], dtype=float32)
+    """
+    known = np.isfinite(before).all(axis=2)
+    lin_before = _linear(np.where(known[..., None], before, 0))
+    lin_now = _linear(np.where(np.isfinite(now).all(axis=2)[..., None], now, 0))
+    use = free[..., None] & (lin_now < CLIPPED) & (lin_before > DARK) & (lin_before < CLIPPED)
+    ratio = lin_now / np.maximum(lin_before, DARK)
+    # A channel burnt out on most squares (a pale board in bright light) takes the exposure's
+    # change from the channels that are not.
+    overall = float(np.median(ratio[use])) if use.sum() >= KIND_MIN else 1.0
+    gain = np.float32([np.median(ratio[..., ch][use[..., ch]]) if use[..., ch].sum() >= 10 else overall
+                       for ch in range(3)])
+    colour = _lab(np.minimum(lin_before * gain, 1.0))
+    rest = now - colour
+    left = np.median(rest[free], axis=0)
+    for k in range(len(KINDS)):
+        mine = free & (KIND == k)
+        colour[KIND == k] += np.median(rest[mine], axis=0) if mine.sum() >= KIND_MIN else left
+    return np.where(known[..., None], colour, np.nan).astype(np.float32)
 
 
 def tile_colour(colours: np.ndarray, tiles: np.ndarray) -> tuple[np.ndarray, float] | None:

@@ -268,6 +268,19 @@ def test_the_first_tiles_say_which_way_round_the_board_lies() -> None:
         ("8D", "WINDY", 32), ("7C", "GALE", 16), ("9E", "HE", 14)], result
 
 
+def _photographed(states: list[list[str]], left_from: int | None = None) -> list[tuple[str, np.ndarray]]:
+    """The photos of ``states``, as :func:`_with_an_arm`'s camera takes them; from the photo
+    ``left_from`` on, two tiles left on M3 and N3, joined to no tile (the bag's last, set down)."""
+    def left(i: int, rows: list[str]) -> list[str]:
+        if left_from is None or i < left_from:
+            return rows
+        return [row[:12] + "QX" + row[14:] if r == 2 else row for r, row in enumerate(rows)]
+
+    return [(f"press{i}", render_board(left(i, rows), seed=700 + i, hand=False, tilt=8.0, effects=False,
+                                       style=random_style(np.random.default_rng(11)), pose_seed=11).image)
+            for i, rows in enumerate(states)]
+
+
 def _with_an_arm(states: list[list[str]], at: int, arm: int) -> list[tuple[str, np.ndarray]]:
     """The photos of ``states``, the one at ``at`` with an arm over the board (rendered with seed ``arm``)."""
     return [(f"press{i}", render_board(rows, seed=arm if i == at else 700 + i, hand=i == at, tilt=8.0, effects=False,
@@ -329,13 +342,7 @@ def test_a_play_taken_off_is_withdrawn_with_the_next_play_or_something_apart_in_
     states = boards(["8D WINDY", "7C GALE", None, "H8 YES", "10H SO"])
     states = [states[0], states[1], states[2], states[4], states[5]]  # GALE off in YES's photo
     for apart in (False, True):
-        photos = []
-        for i, rows in enumerate(states):
-            if apart and i >= 3:
-                rows = [row[:12] + "QX" + row[14:] if r == 2 else row for r, row in enumerate(rows)]
-            r = render_board(rows, seed=700 + i, hand=False, tilt=8.0, effects=False,
-                             style=random_style(np.random.default_rng(11)), pose_seed=11)
-            photos.append((f"press{i}", r.image))
+        photos = _photographed(states, left_from=3 if apart else None)
         result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
         assert [(m.player, m.word, m.withdrawn) for m in result.plays] == [
             ("Ann", "WINDY", False), ("Bob", "GALE", True), ("Ann", "(Y)ES", False), ("Bob", "(S)O", False)], \
@@ -390,13 +397,7 @@ def test_something_left_on_the_board_leaves_one_turn_open_not_the_rest_of_the_ga
     from board_pi.wordlists import load_lexicon
 
     plays = ["8D WINDY", "7C GALE", "H8 YES", "10H SO"]
-    photos = []
-    for i, rows in enumerate(boards(plays)):
-        if i >= 3:  # M3 and N3
-            rows = [row[:12] + "QX" + row[14:] if r == 2 else row for r, row in enumerate(rows)]
-        r = render_board(rows, seed=700 + i, hand=False, tilt=8.0, effects=False,
-                         style=random_style(np.random.default_rng(11)), pose_seed=11)
-        photos.append((f"press{i}", r.image))
+    photos = _photographed(boards(plays), left_from=3)
     result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
     assert [(m.player, m.position, m.score) for m in result.plays] == [
         ("Ann", "8D", 32), ("Bob", "7C", 16), ("Ann", "H8", 6), ("Bob", "10H", 2)], result.doubtful

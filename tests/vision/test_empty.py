@@ -167,6 +167,38 @@ def test_a_calibration_frame_gives_every_square_its_own_colour() -> None:
             EmptyLook.from_json(bad)
 
 
+@pytest.mark.parametrize("edition", ["green", "lavender"])
+def test_the_calibration_frame_s_colours_follow_a_camera_that_settled_on_other_light(edition: str) -> None:
+    # A table calibrated in the afternoon, started again under the evening's lamps: its camera
+    # settles on other exposure and white balance. Every empty square's calibrated colour is
+    # carried over to the new light, premium squares too (moved by one amount for all, as the
+    # plain squares moved, the double letters of the green board were 25 to 45 units off).
+    from board_pi.vision.calibration import calibrate
+    from board_pi.vision.editions import edition_style
+    from board_pi.vision.empty import relit
+    from board_pi.vision.read import PAD, SQUARE_PX, rectified
+    from board_pi.vision.render import render_board
+
+    empty = ["." * 15] * 15
+    style = edition_style(np.random.default_rng(3), edition)
+    r = render_board(empty, seed=300, tilt=12.0, style=style, pose_seed=3, hand=False)
+    before = calibrate(r.image, r.corners, rotation=0, use_markers=False).empty
+    assert before is not None
+    later = render_board(empty, seed=301, tilt=12.0, style=style, pose_seed=3, hand=False).image.astype(np.float32)
+    half_covered = np.random.default_rng(7).random((15, 15)) < 0.5  # tiles on the rest
+    for light in ([0.6] * 3, [1.6] * 3, [1.12, 1.0, 0.85]):  # darker; brighter, burnt out in places; warmer
+        image = np.clip(later * np.float32(light), 0, 255).astype(np.uint8)
+        now = square_colours(middle_lab(rectified(image, r.corners), SQUARE_PX, PAD))
+        for free in (np.ones((15, 15), bool), ~half_covered):
+            off = np.linalg.norm(relit(before.colour, now, free) - now, axis=2)
+            assert np.median(off) < 2.0 and np.percentile(off, 95) < 7.0, (light, np.round(np.percentile(off, [50, 95]), 1))
+            assert np.allclose(before.seen_in(now, ~free).colour, relit(before.colour, now, free))
+    # Where the calibration does not know a square, neither does this.
+    unknown = before.colour.copy()
+    unknown[4, 4] = np.nan
+    assert not np.isfinite(relit(unknown, now, np.ones((15, 15), bool))[4, 4]).any()
+
+
 def test_a_board_covered_in_tiles_leaves_empty_unknown() -> None:
     colours = np.tile(TILE, (15, 15, 1))
     look = EmptyLook.from_photo(colours, np.ones((15, 15), bool))
@@ -525,3 +557,12 @@ def test_doctests() -> None:
 
     result = doctest.testmod(empty)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_the_examples_in_the_docstrings() -> None:
+    import doctest
+
+    import board_pi.vision.empty as empty
+
+    result = doctest.testmod(empty)
+    assert result.failed == 0 and result.attempted >= 3

@@ -368,6 +368,28 @@ def test_real_game_photos(shared_data: Path) -> None:
             assert loc.rotation == lab["rotation"], name
 
 
+def test_a_grainy_photo_is_looked_at_again_softened(shared_data: Path) -> None:
+    # A real game's photo (a tuning one) as a dim room's camera takes it, its gain turned up:
+    # darker, with the sensor's noise of 28 grey levels in each pixel. The noise breaks the
+    # board's pale lines into dashes: no lattice is found, and its outline puts the grid most of
+    # a square off. Softened, the lattice is found where the corners were labelled.
+    from dataclasses import replace
+
+    from board_pi.vision.frames import grain
+    from board_pi.vision.locate import TUNING
+
+    name = "IMG_20151016_165959.jpg"
+    photo = cv2.imread(str(shared_data / "real-photos" / "jheidel-game" / name))
+    truth = np.array(json.loads(LABELS.read_text())["photos"][name]["corners"], np.float32)
+    grainy = np.clip(photo * 0.7 + np.random.default_rng(5).normal(0, 28, photo.shape), 0, 255).astype(np.uint8)
+    assert grain(photo) < TUNING.grainy_noise < grain(grainy)
+    unsoftened = locate_grid(grainy, tuning=replace(TUNING, grainy_blurs=()))
+    assert unsoftened is None or min(_rel_error(np.roll(unsoftened[0], k, axis=0), truth) for k in range(4)) > 0.5
+    found = locate_grid(grainy)
+    assert found is not None
+    assert min(_rel_error(np.roll(found[0], k, axis=0), truth) for k in range(4)) < 0.25
+
+
 def test_the_finder_works_from_its_named_tuning() -> None:
     # The numbers in locate/tuning.py are the ones the stages use: asking for more squares than a
     # grid has, or for a larger working copy, changes what is found.

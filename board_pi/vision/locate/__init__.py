@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from ..frames import as_bgr
+from ..frames import as_bgr, grain
 from ..geometry import GRID, square_side, warp_grid
 from .lattice import find_lattice, grid_window
 from .outline import outline_grids
@@ -150,10 +150,16 @@ def _lattice_in(channel: np.ndarray, tuning: FinderTuning) -> tuple[dict[int, tu
 
 
 def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
-               stretch: bool = True, thick: bool = True) -> tuple[np.ndarray, float] | None:
+               stretch: bool = True, thick: bool = True, soften: float = 0.0) -> tuple[np.ndarray, float] | None:
+    """The grid found in the working copy of ``side`` pixels; ``soften``: a grainy frame's copy
+    blurred by that many pixels first, and looked at in grey only (see ``tuning.grainy_blurs``)."""
     h, w = bgr.shape[:2]
     small = _downscale(bgr, side)
     sx, sy = small.shape[1] / w, small.shape[0] / h
+    if soften:
+        small = cv2.GaussianBlur(small, (0, 0), soften)
+        found = _lattice_in(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), tuning)
+        return None if found is None else _grid_of(found, small, sx, sy, w, h, tuning)
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     found = _lattice_in(gray, tuning)
     sat = None  # made only where grey shows no grid
@@ -184,6 +190,13 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
                 break
     if found is None:
         return None
+    return _grid_of(found, small, sx, sy, w, h, tuning)
+
+
+def _grid_of(found: tuple[dict[int, tuple[int, int]], np.ndarray], small: np.ndarray, sx: float, sy: float,
+             w: int, h: int, tuning: FinderTuning) -> tuple[np.ndarray, float] | None:
+    """The 15x15 grid's corners in the image (``w`` x ``h``) from a lattice found in its working
+    copy ``small`` (scaled by ``sx``, ``sy``), and how much of the grid was seen as squares."""
     labels, H = found
     i0, j0, share = grid_window(labels, H, cv2.blur(small, (5, 5)), tuning)
     outer = np.array([[i0, j0], [i0 + GRID, j0], [i0 + GRID, j0 + GRID], [i0, j0 + GRID]], np.float32)
@@ -255,6 +268,15 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         seen = 0.0 if got is None else got[1] * tuning.confident_share  # share of the grid's squares found
         if seen >= tuning.larger_retry_share or last:
             break
+    if got is None:
+        # A dim room's camera turns its gain up, and its noise breaks the lines into dashes and
+        # the squares into specks: a grainy frame is looked at again softened.
+        side = tuning.work_sides[-1]
+        if grain(_downscale(bgr, side)) > tuning.grainy_noise:
+            for blur in tuning.grainy_blurs:
+                got = _locate_at(bgr, side, tuning, soften=blur)
+                if got is not None:
+                    break
     if got is None:
         # No grid line shows where the squares could be told: the board's outline may (the
         # playing surface against its frame), its grid lines then found along their whole length.
