@@ -12,7 +12,10 @@ worse than ``none`` shows a weakness of the reader, not of the labels. The refle
 light of a lamp added to the photo, brightest in its middle; the rest are OpenCV's own
 operations. Noise is drawn from a fixed seed, so every run reads the same pictures.
 
-Usage: ``python benchmarks/bench_conditions.py [CONDITION ...]`` (all of them by default, about
+``--held-out`` reads the held-out photos instead (the 2015 game's after 170248, the 2014 photos,
+declanfinerty's eval_board), to report apart: a condition's figures there were never chosen by.
+
+Usage: ``python benchmarks/bench_conditions.py [--held-out] [CONDITION ...]`` (all of them by default, about
 5 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
 number after a name is degrees turned, the top edge's percent shorter, percent of the light
 left in a shadow, grey levels of noise, pixels of blur or shake, levels of light added, times
@@ -32,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.vision.evaluate import evaluate_found, real_boards, real_split  # noqa: E402
+from board_pi.vision.evaluate import evaluate_found, hand_labelled, real_boards, real_split  # noqa: E402
 from board_pi.vision.frames import load_photo, reduction  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.train import load_hand_labelled  # noqa: E402  (needs no torch to import)
@@ -168,6 +171,8 @@ CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "warm": lambda im: np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8),
     "dim": dim, "noisy-12": noisy(12), "noisy-20": noisy(20), "noisy-28": noisy(28), "noisy-36": noisy(36),
     "640px": narrow(640), "farther-2": farther(2), "farther-3": farther(3), "distant-2": distant(2),
+    # Both: a small board in a dim room's grainy frame.
+    "distant-2-noisy-12": lambda im: noisy(12)(distant(2)(im)), "distant-2-noisy-20": lambda im: noisy(20)(distant(2)(im)),
     "jpeg-30": jpeg(30),
     "shadow-55": shadow(0.55), "shadow-70": shadow(0.7),
     "vignette": vignette,
@@ -190,7 +195,24 @@ def tuning_photos() -> list[tuple[str, np.ndarray, list[str], None]]:
     return [(name, load_photo(path)[0], truth, None) for name, path, truth in photos]
 
 
+def held_out_photos() -> list[tuple[str, np.ndarray, list[str], None]]:
+    """The same of every held-out photo (the 2015 game's after 170248, the 2014 photos,
+    declanfinerty's eval_board): for ``--held-out``, to report apart, never to choose by."""
+    labels = ROOT / "tests" / "data"
+    photos = hand_labelled(labels / "jheidel_labels.json", labels / "jheidel_corners.json",
+                           DATA / "real-photos" / "jheidel-game")
+    splits = real_split()
+    held = [(name, path, truth) for name, path, truth, _ in photos
+            if any(splits[game].part(name) == "held_out" for game in ("jheidel-2015", "jheidel-2014"))]
+    boards = splits["declanfinerty"]
+    held += [(name, path, truth) for name, path, truth, _ in real_boards(DATA / "real-boards" / "declanfinerty")
+             if boards.part(path.name) == "held_out"]
+    return [(name, load_photo(path)[0], truth, None) for name, path, truth in held]
+
+
 def main(argv: list[str]) -> int:
+    held_out = "--held-out" in argv
+    argv = [a for a in argv if a != "--held-out"]
     unknown = [a for a in argv if a not in CONDITIONS]
     if unknown:
         print(f"unknown condition {unknown[0]!r}; the conditions: {', '.join(CONDITIONS)}", file=sys.stderr)
@@ -198,9 +220,10 @@ def main(argv: list[str]) -> int:
     if not DATA.is_dir():
         print(f"{DATA} is not present: skipped")
         return 0
-    photos = tuning_photos()
+    photos = held_out_photos() if held_out else tuning_photos()
     reader = Reader()
-    print(f"{len(photos)} real tuning photos, each changed, then found and read whichever way up:")
+    print(f"{len(photos)} real {'held-out' if held_out else 'tuning'} photos, each changed, then found and read "
+          "whichever way up:")
     start = time.perf_counter()
     for name in argv or list(CONDITIONS):
         change = CONDITIONS[name]

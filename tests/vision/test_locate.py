@@ -72,10 +72,6 @@ def test_a_board_small_in_a_photo_is_found_looking_far(seed: int, size: tuple[in
     # A phone photo of the whole table: the board fills a fifth (a quarter) of the frame's height,
     # its squares under 20 pixels (16), under 10 in the copy of 1024 pixels (13), too small
     # there for the lattice. Looking far, the photo is looked at in a larger copy, or whole.
-    from dataclasses import replace
-
-    from board_pi.vision.locate import TUNING
-
     colours = dict(MODERN if seed % 2 else DELUXE)
     scene = photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=size, fill=fill,
                        tilt=20 * (seed % 2), spin=7 * seed, seed=seed)
@@ -83,9 +79,28 @@ def test_a_board_small_in_a_photo_is_found_looking_far(seed: int, size: tuple[in
     loc = find_board(scene.image, far=True)
     assert loc is not None
     assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
-    # Not looking far (a table's frames), or in an image shorter than far_from_px, it is not found.
+    # Not looking far (a table's frames), it is not found.
     assert find_board(scene.image) is None
-    assert find_board(scene.image, tuning=replace(TUNING, far_from_px=max(size) + 1), far=True) is None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_a_board_small_in_a_small_photo_is_found_in_it_enlarged(seed: int) -> None:
+    # A photo of 800x600 pixels (a phone's photo sent small, a small webcam's frame), the board
+    # a third of its height: squares of 9 or 10 pixels, their lines a pixel wide. Looking far,
+    # the photo is looked at enlarged (far_small_side); before, it had no far copy and the board
+    # was not found.
+    from dataclasses import replace
+
+    from board_pi.vision.locate import TUNING
+
+    colours = dict(MODERN if seed % 2 else DELUXE)
+    scene = photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=(800, 600), fill=0.3,
+                       tilt=20 * (seed % 2), spin=7 * seed, seed=seed)
+    loc = find_board(scene.image, far=True)
+    assert loc is not None
+    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
+    assert find_board(scene.image) is None
+    assert find_board(scene.image, tuning=replace(TUNING, far_small_side=800), far=True) is None
 
 
 def test_other_premium_colours() -> None:
@@ -386,6 +401,21 @@ def test_a_grainy_photo_is_looked_at_again_softened(shared_data: Path) -> None:
     unsoftened = locate_grid(grainy, tuning=replace(TUNING, grainy_blurs=()))
     assert unsoftened is None or min(_rel_error(np.roll(unsoftened[0], k, axis=0), truth) for k in range(4)) > 0.5
     found = locate_grid(grainy)
+    assert found is not None
+    assert min(_rel_error(np.roll(found[0], k, axis=0), truth) for k in range(4)) < 0.25
+    # Another, the board small in it (the photo on a cloth twice its size, brought back to its
+    # own size) and noise of 20: softened in the finder's 1024-pixel copy, its squares are too
+    # small to show; a photo's board is looked for in the photo itself too.
+    name = "IMG_20151016_165303.jpg"
+    photo = cv2.imread(str(shared_data / "real-photos" / "jheidel-game" / name))
+    h, w = photo.shape[:2]
+    cloth = np.full((2 * h, 2 * w, 3), (70, 95, 60), np.uint8)
+    cloth[h // 3:h // 3 + h, w // 2:w // 2 + w] = photo
+    small = cv2.resize(cloth, (w, h), interpolation=cv2.INTER_AREA)
+    grainy = np.clip(small * 0.7 + np.random.default_rng(5).normal(0, 20, small.shape), 0, 255).astype(np.uint8)
+    truth = (np.array(json.loads(LABELS.read_text())["photos"][name]["corners"], np.float32) + (w // 2, h // 3)) / 2
+    assert locate_grid(grainy, tuning=replace(TUNING, grainy_far_blurs=()), far=True) is None
+    found = locate_grid(grainy, far=True)
     assert found is not None
     assert min(_rel_error(np.roll(found[0], k, axis=0), truth) for k in range(4)) < 0.25
 

@@ -151,10 +151,15 @@ def _lattice_in(channel: np.ndarray, tuning: FinderTuning) -> tuple[dict[int, tu
 
 def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
                stretch: bool = True, thick: bool = True, soften: float = 0.0) -> tuple[np.ndarray, float] | None:
-    """The grid found in the working copy of ``side`` pixels; ``soften``: a grainy frame's copy
-    blurred by that many pixels first, and looked at in grey only (see ``tuning.grainy_blurs``)."""
+    """The grid found in the working copy of ``side`` pixels (an image smaller than that is
+    looked at as it is, unless ``side`` is ``tuning.far_small_side``: enlarged to it);
+    ``soften``: a grainy frame's copy blurred by that many pixels first, and looked at in grey
+    only (see ``tuning.grainy_blurs``)."""
     h, w = bgr.shape[:2]
     small = _downscale(bgr, side)
+    if side == tuning.far_small_side and max(h, w) < side:
+        f = side / max(h, w)
+        small = cv2.resize(bgr, (round(w * f), round(h * f)), interpolation=cv2.INTER_CUBIC)
     sx, sy = small.shape[1] / w, small.shape[0] / h
     if soften:
         small = cv2.GaussianBlur(small, (0, 0), soften)
@@ -245,19 +250,23 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     """
     bgr = as_bgr(image)
     got = None
-    sides = tuning.work_sides
-    far = far and max(bgr.shape[:2]) >= tuning.far_from_px
-    if far:
-        sides = (*sides, tuning.far_side)
+    size = max(bgr.shape[:2])
+    # The working copies up to the first that sees the image whole (larger ones would be the same).
+    work = next((tuning.work_sides[:n + 1] for n, side in enumerate(tuning.work_sides)
+                 if size <= side * tuning.larger_try_above), tuning.work_sides)
+    # A photo smaller than far_from_px: the far copy is the photo enlarged (its squares' lines
+    # two pixels wide, not one, and the squares larger than the smallest the finder takes).
+    far_side = tuning.far_side if size >= tuning.far_from_px else tuning.far_small_side
+    sides = (*work, far_side) if far else work
     for n, side in enumerate(sides):
-        last = n == len(sides) - 1 or max(bgr.shape[:2]) <= side * tuning.larger_try_above
+        last = n == len(sides) - 1
         # The far copy looks as the first does (the lines thickened: a board filling the frame
         # there, small in the photo here), with the local threshold's neighbourhood of the
         # squares' size there, and as the last of work_sides does, which still stretches the
         # contrast when a far copy follows it.
-        far_copy = far and n == len(sides) - 1
+        far_copy = far and last
         look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction) if far_copy else tuning
-        stretch = last or (far and n >= len(tuning.work_sides) - 1)
+        stretch = n >= len(work) - 1
         here = _locate_at(bgr, side, look, stretch=stretch, thick=n == 0 or far_copy)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
         # copy, where more squares show, is asked too. Where the two agree the small one stays
@@ -271,10 +280,14 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     if got is None:
         # A dim room's camera turns its gain up, and its noise breaks the lines into dashes and
         # the squares into specks: a grainy frame is looked at again softened.
+        # A board small in a photo is looked at in the far copy too, where its squares are larger.
         side = tuning.work_sides[-1]
         if grain(_downscale(bgr, side)) > tuning.grainy_noise:
-            for blur in tuning.grainy_blurs:
-                got = _locate_at(bgr, side, tuning, soften=blur)
+            far_look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction)
+            tries = [(side, blur, tuning) for blur in tuning.grainy_blurs]
+            tries += [(far_side, blur, far_look) for blur in tuning.grainy_far_blurs if far]
+            for size, blur, look in tries:
+                got = _locate_at(bgr, size, look, soften=blur)
                 if got is not None:
                     break
     if got is None:

@@ -31,12 +31,17 @@ class FinderTuning:
     Not for a table's frames, followed one after another: there a frame with no board in it is
     given up on quickly."""
     far_from_px: int = 1200
-    """That copy is made only of images at least this long: of a 1280-pixel photo it is the photo
-    itself (squares of 16 pixels there were 13 at 1024, too few with the threshold's
-    neighbourhood of the other copies); smaller images are seen whole at 1024 already. The 30
-    tuning photos (1280 pixels, or 2500 and more) each put in the middle of a table twice their
-    size and brought back to 1280 pixels: 18 found at 1600, 30 at 1200; seen at a slant, the
-    top edge 60% shorter: 27 and 30."""
+    """That copy is made at ``far_side`` of images at least this long: of a 1280-pixel photo it is
+    the photo itself (squares of 16 pixels there were 13 at 1024, too few with the threshold's
+    neighbourhood of the other copies). The 30 tuning photos (1280 pixels, or 2500 and more)
+    each put in the middle of a table twice their size and brought back to 1280 pixels: 18
+    found at 1600, 30 at 1200; seen at a slant, the top edge 60% shorter: 27 and 30."""
+    far_small_side: int = 1280
+    """Of a smaller photo the far copy is the photo enlarged to this. Until 2026-12-03 it had
+    none (seen whole at 1024 already, it was thought), and a small board in a small photo was
+    not found: the 27 tuning photos with corners labelled, brought down to 800 pixels and put
+    on a table twice their size (brought back to 800), 13 found; enlarged to 1000, 1200 and 1280
+    pixels, 25, 25 and 27 (at 1024 pixels: 25, then 27 at 1280)."""
     far_threshold_block_fraction: float = 1 / 120
     """The local threshold's neighbourhood in that copy, as a fraction of its longest side: as
     large in pixels as at 1024 (``threshold_block_fraction``), since the board's squares there
@@ -160,6 +165,11 @@ class FinderTuning:
     was found in 14 unsoftened; a blur of 1.0 found 7 more, and 1.3 the same 7 less one plus
     another; with noise of 44, 1.0 found 2 of 20 missed, 1.3 five. Every grid found so lay
     within 0.06 of a square of the labelled corners (one 0.14)."""
+    grainy_far_blurs: tuple[float, ...] = (1.0,)
+    """Then, for a photo whose board may stand small (``find_board(..., far=True)``), the same in
+    the far copy (``far_side``, looked at as there). The 27 tuning photos on a table twice their
+    size, brought back to their own size, with noise of 12 and 20: softened at 1024, no lattice
+    found in any; in the far copy, 14 and 13 with a blur of 1.0, none with 1.6 or more."""
 
     # -- snapping to the lines at full resolution
     refine_square_px: int = 20
