@@ -150,14 +150,14 @@ def _lattice_in(channel: np.ndarray, tuning: FinderTuning) -> tuple[dict[int, tu
 
 
 def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
-               stretch: bool = True, thick: bool = True, soften: float = 0.0) -> tuple[np.ndarray, float] | None:
+               stretch: bool = True, thick: bool = True, soften: float = 0.0,
+               enlarge: bool = False) -> tuple[np.ndarray, float] | None:
     """The grid found in the working copy of ``side`` pixels (an image smaller than that is
-    looked at as it is, unless ``side`` is ``tuning.far_small_side``: enlarged to it);
-    ``soften``: a grainy frame's copy blurred by that many pixels first, and looked at in grey
-    only (see ``tuning.grainy_blurs``)."""
+    looked at as it is, or with ``enlarge`` enlarged to it); ``soften``: a grainy frame's copy
+    blurred by that many pixels first, and looked at in grey only (see ``tuning.grainy_blurs``)."""
     h, w = bgr.shape[:2]
     small = _downscale(bgr, side)
-    if side == tuning.far_small_side and max(h, w) < side:
+    if enlarge and max(h, w) < side:
         f = side / max(h, w)
         small = cv2.resize(bgr, (round(w * f), round(h * f)), interpolation=cv2.INTER_CUBIC)
     sx, sy = small.shape[1] / w, small.shape[0] / h
@@ -256,7 +256,8 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
                  if size <= side * tuning.larger_try_above), tuning.work_sides)
     # A photo smaller than far_from_px: the far copy is the photo enlarged (its squares' lines
     # two pixels wide, not one, and the squares larger than the smallest the finder takes).
-    far_side = tuning.far_side if size >= tuning.far_from_px else tuning.far_small_side
+    enlarge = size < tuning.far_from_px
+    far_side = tuning.far_small_side if enlarge else tuning.far_side
     sides = (*work, far_side) if far else work
     for n, side in enumerate(sides):
         last = n == len(sides) - 1
@@ -267,7 +268,7 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         far_copy = far and last
         look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction) if far_copy else tuning
         stretch = n >= len(work) - 1
-        here = _locate_at(bgr, side, look, stretch=stretch, thick=n == 0 or far_copy)
+        here = _locate_at(bgr, side, look, stretch=stretch, thick=n == 0 or far_copy, enlarge=far_copy and enlarge)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
         # copy, where more squares show, is asked too. Where the two agree the small one stays
         # (it was right, and its lines are snapped to as well); where not, the one holding more
@@ -284,10 +285,10 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         side = tuning.work_sides[-1]
         if grain(_downscale(bgr, side)) > tuning.grainy_noise:
             far_look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction)
-            tries = [(side, blur, tuning) for blur in tuning.grainy_blurs]
-            tries += [(far_side, blur, far_look) for blur in tuning.grainy_far_blurs if far]
-            for size, blur, look in tries:
-                got = _locate_at(bgr, size, look, soften=blur)
+            tries = [(side, blur, tuning, False) for blur in tuning.grainy_blurs]
+            tries += [(far_side, blur, far_look, enlarge) for blur in tuning.grainy_far_blurs if far]
+            for copy_side, blur, look, bigger in tries:
+                got = _locate_at(bgr, copy_side, look, soften=blur, enlarge=bigger)
                 if got is not None:
                     break
     if got is None:
