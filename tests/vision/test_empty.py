@@ -557,12 +557,3 @@ def test_doctests() -> None:
 
     result = doctest.testmod(empty)
     assert result.failed == 0 and result.attempted > 0
-
-
-def test_the_examples_in_the_docstrings() -> None:
-    import doctest
-
-    import board_pi.vision.empty as empty
-
-    result = doctest.testmod(empty)
-    assert result.failed == 0 and result.attempted >= 3
