@@ -484,15 +484,15 @@ def relit(before: np.ndarray, now: np.ndarray, free: np.ndarray) -> np.ndarray:
     ratio = lin_now / np.maximum(lin_before, DARK)
     # A channel burnt out on most squares (a pale board in bright light) takes the exposure's
     # change from the channels that are not.
-    overall = float(np.median(ratio[use])) if use.sum() >= KIND_MIN else 1.0
-    gain = np.float32([np.median(ratio[..., ch][use[..., ch]]) if use[..., ch].sum() >= 10 else overall
+    overall = float(_median(ratio[use])) if use.sum() >= KIND_MIN else 1.0
+    gain = np.float32([_median(ratio[..., ch][use[..., ch]]) if use[..., ch].sum() >= 10 else overall
                        for ch in range(3)])
     colour = _lab(np.minimum(lin_before * gain, 1.0))
     rest = now - colour
-    left = np.median(rest[free], axis=0)
+    left = _median(rest[free])
     for k in range(len(KINDS)):
         mine = free & (KIND == k)
-        colour[KIND == k] += np.median(rest[mine], axis=0) if mine.sum() >= KIND_MIN else left
+        colour[KIND == k] += _median(rest[mine]) if mine.sum() >= KIND_MIN else left
     return np.where(known[..., None], colour, np.nan).astype(np.float32)
 
 

@@ -259,6 +259,7 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     enlarge = size < tuning.far_from_px
     far_side = tuning.far_small_side if enlarge else tuning.far_side
     sides = (*work, far_side) if far else work
+    far_look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction)
     for n, side in enumerate(sides):
         last = n == len(sides) - 1
         # The far copy looks as the first does (the lines thickened: a board filling the frame
@@ -266,7 +267,7 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         # squares' size there, and as the last of work_sides does, which still stretches the
         # contrast when a far copy follows it.
         far_copy = far and last
-        look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction) if far_copy else tuning
+        look = far_look if far_copy else tuning
         stretch = n >= len(work) - 1
         here = _locate_at(bgr, side, look, stretch=stretch, thick=n == 0 or far_copy, enlarge=far_copy and enlarge)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
@@ -284,7 +285,6 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         # A board small in a photo is looked at in the far copy too, where its squares are larger.
         side = tuning.work_sides[-1]
         if grain(_downscale(bgr, side)) > tuning.grainy_noise:
-            far_look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction)
             tries = [(side, blur, tuning, False) for blur in tuning.grainy_blurs]
             tries += [(far_side, blur, far_look, enlarge) for blur in tuning.grainy_far_blurs if far]
             for copy_side, blur, look, bigger in tries:
