@@ -268,23 +268,26 @@ def test_the_first_tiles_say_which_way_round_the_board_lies() -> None:
         ("8D", "WINDY", 32), ("7C", "GALE", 16), ("9E", "HE", 14)], result
 
 
-def _photographed(states: list[list[str]], left_from: int | None = None) -> list[tuple[str, np.ndarray]]:
-    """The photos of ``states``, as :func:`_with_an_arm`'s camera takes them; from the photo
-    ``left_from`` on, two tiles left on M3 and N3, joined to no tile (the bag's last, set down)."""
-    def left(i: int, rows: list[str]) -> list[str]:
-        if left_from is None or i < left_from:
-            return rows
-        return [row[:12] + "QX" + row[14:] if r == 2 else row for r, row in enumerate(rows)]
+def _shot(rows: list[str], seed: int, hand: bool = False) -> np.ndarray:
+    """``rows`` as these tests' fixed camera photographs them (``hand``: an arm over the board)."""
+    return render_board(rows, seed=seed, hand=hand, tilt=8.0, effects=False,
+                        style=random_style(np.random.default_rng(11)), pose_seed=11).image
 
-    return [(f"press{i}", render_board(left(i, rows), seed=700 + i, hand=False, tilt=8.0, effects=False,
-                                       style=random_style(np.random.default_rng(11)), pose_seed=11).image)
+
+def _two_apart(rows: list[str]) -> list[str]:
+    """``rows`` with two tiles on M3 and N3, joined to no tile (the bag's last, set down)."""
+    return [row[:12] + "QX" + row[14:] if r == 2 else row for r, row in enumerate(rows)]
+
+
+def _photographed(states: list[list[str]], left_from: int | None = None) -> list[tuple[str, np.ndarray]]:
+    """The photos of ``states``; from the photo ``left_from`` on, two tiles apart (:func:`_two_apart`)."""
+    return [(f"press{i}", _shot(_two_apart(rows) if left_from is not None and i >= left_from else rows, 700 + i))
             for i, rows in enumerate(states)]
 
 
 def _with_an_arm(states: list[list[str]], at: int, arm: int) -> list[tuple[str, np.ndarray]]:
     """The photos of ``states``, the one at ``at`` with an arm over the board (rendered with seed ``arm``)."""
-    return [(f"press{i}", render_board(rows, seed=arm if i == at else 700 + i, hand=i == at, tilt=8.0, effects=False,
-                                       style=random_style(np.random.default_rng(11)), pose_seed=11).image)
+    return [(f"press{i}", _shot(rows, arm, hand=True) if i == at else _shot(rows, 700 + i))
             for i, rows in enumerate(states)]
 
 
@@ -340,9 +343,7 @@ def test_a_last_play_hidden_whole_with_tiles_read_apart_is_kept_and_its_turn_lef
     from board_pi.wordlists import load_lexicon
 
     states = boards(["8D WINDY", "7C GALE", "H8 YES", "10H SO"])
-    gale = {(6, c) for c in range(2, 6)}  # C7 to F7
-    covered = ["".join("." if (r, c) in gale else "QX"[c - 12] if r == 2 and c in (12, 13) else t
-                       for c, t in enumerate(row)) for r, row in enumerate(states[3])]
+    covered = _two_apart([row[:2] + "...." + row[6:] if r == 6 else row for r, row in enumerate(states[3])])  # no C7-F7
     photos = _photographed([states[0], states[1], states[2], covered, states[4]])
     result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
     assert [(m.player, m.word, m.withdrawn) for m in result.plays] == [
