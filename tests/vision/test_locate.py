@@ -87,8 +87,8 @@ def test_a_board_small_in_a_photo_is_found_looking_far(seed: int, size: tuple[in
 def test_a_board_small_in_a_small_photo_is_found_in_it_enlarged(seed: int) -> None:
     # A photo of 800x600 pixels (a phone's photo sent small, a small webcam's frame), the board
     # a third of its height: squares of 9 or 10 pixels, their lines a pixel wide. Looking far,
-    # the photo is looked at enlarged (far_small_side); before, it had no far copy and the board
-    # was not found.
+    # the photo is looked at enlarged (far_small_side, then far_side); before, it had no far copy
+    # and the board was not found (far_side=800 leaves only the photo as it is).
     from dataclasses import replace
 
     from board_pi.vision.locate import TUNING
@@ -100,7 +100,45 @@ def test_a_board_small_in_a_small_photo_is_found_in_it_enlarged(seed: int) -> No
     assert loc is not None
     assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
     assert find_board(scene.image) is None
-    assert find_board(scene.image, tuning=replace(TUNING, far_small_side=800), far=True) is None
+    assert find_board(scene.image, tuning=replace(TUNING, far_small_side=800, far_side=800), far=True) is None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 5])
+def test_a_board_a_fifth_of_a_photo_s_height_is_found_in_it_enlarged(seed: int) -> None:
+    # A 1280x960 photo, the board a fifth of its height: squares of 10 or 11 pixels. Looked at
+    # as it is, their lines thickened by the threshold leave too little of them; the photo is
+    # then looked at enlarged to far_side. Before 2026-12-03 it was not (far_side=1280 here
+    # leaves the photo as it is), and the board was not found.
+    from dataclasses import replace
+
+    from board_pi.vision.locate import TUNING
+
+    colours = dict(MODERN if seed % 2 else DELUXE)
+    scene = photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=(1280, 960), fill=0.2,
+                       tilt=20 * (seed % 2), spin=7 * seed, seed=seed)
+    assert scene.square_px < 11
+    loc = find_board(scene.image, far=True)
+    assert loc is not None
+    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
+    assert find_board(scene.image, tuning=replace(TUNING, far_side=1280), far=True) is None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_board_small_in_a_large_photo_is_found_in_the_photo_itself(seed: int) -> None:
+    # A 2560x1920 photo (20 megapixels decoded at half size), the board a seventh of its height:
+    # squares of 15 or 16 pixels, 12 or 13 in the far copy of 2048, too few there. The photo is
+    # then looked at itself (far_large_side; 2048 here leaves only that copy, as before 2026-12-03).
+    from dataclasses import replace
+
+    from board_pi.vision.locate import TUNING
+
+    colours = dict(MODERN if seed % 2 else DELUXE)
+    scene = photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=(2560, 1920), fill=0.15,
+                       tilt=20 * (seed % 2), spin=7 * seed, seed=seed)
+    loc = find_board(scene.image, far=True)
+    assert loc is not None
+    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
+    assert find_board(scene.image, tuning=replace(TUNING, far_large_side=2048), far=True) is None
 
 
 def test_other_premium_colours() -> None:

@@ -258,18 +258,31 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     # two pixels wide, not one, and the squares larger than the smallest the finder takes).
     enlarge = size < tuning.far_from_px
     far_side = tuning.far_small_side if enlarge else tuning.far_side
-    sides = (*work, far_side) if far else work
+    # (side, enlarged): the far copies, in turn. A far copy well under far_side (a photo of 1280
+    # pixels, looked at as it is) is followed by the photo enlarged to far_side: a board a fifth
+    # of the frame's height leaves squares of 10 or 11 pixels there, too small to come out
+    # between lines the threshold thickens; enlarged, they do. One well over it (a photo of 2560
+    # pixels, brought down) is followed by the photo itself, up to far_large_side.
+    far_copies = [(far_side, enlarge)]
+    if min(far_side, size) * tuning.larger_try_above < tuning.far_side:
+        far_copies.append((tuning.far_side, True))
+    elif size > tuning.far_side * tuning.larger_try_above:
+        far_copies.append((min(size, tuning.far_large_side), False))
+    looks = [(side, False) for side in work] + (far_copies if far else [])
     far_look = replace(tuning, threshold_block_fraction=tuning.far_threshold_block_fraction)
-    for n, side in enumerate(sides):
-        last = n == len(sides) - 1
+    for n, (side, bigger) in enumerate(looks):
+        last = n == len(looks) - 1
         # The far copy looks as the first does (the lines thickened: a board filling the frame
         # there, small in the photo here), with the local threshold's neighbourhood of the
         # squares' size there, and as the last of work_sides does, which still stretches the
-        # contrast when a far copy follows it.
-        far_copy = far and last
+        # contrast when a far copy follows it. The larger copy after it looks in grey and
+        # saturation only: the slower looks found little more there, and a photo with no
+        # board would take twice as long to give up on.
+        far_copy = n >= len(work)
+        again = n > len(work)
         look = far_look if far_copy else tuning
-        stretch = n >= len(work) - 1
-        here = _locate_at(bgr, side, look, stretch=stretch, thick=n == 0 or far_copy, enlarge=far_copy and enlarge)
+        stretch = n >= len(work) - 1 and not again
+        here = _locate_at(bgr, side, look, stretch=stretch, thick=(n == 0 or far_copy) and not again, enlarge=bigger)
         # A grid seen only in part at the small size may be a lattice fitted askew: the larger
         # copy, where more squares show, is asked too. Where the two agree the small one stays
         # (it was right, and its lines are snapped to as well); where not, the one holding more

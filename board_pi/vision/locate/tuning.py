@@ -29,13 +29,28 @@ class FinderTuning:
     may stand small in a photo (``find_board(..., far=True)``: a phone's photo of the whole
     table, where a board a fifth of the frame's height leaves squares of 10 pixels at 1024).
     Not for a table's frames, followed one after another: there a frame with no board in it is
-    given up on quickly."""
+    given up on quickly.
+    A photo whose far copy is well under this (``larger_try_above``: of 1280 pixels, looked at
+    as it is, or a small photo enlarged to ``far_small_side``) is then looked at enlarged to it
+    too, where no grid was seen in the far copy: a board a fifth of a 1280-pixel photo's height
+    leaves squares of 10 or 11 pixels, too small to come out between lines the threshold
+    thickens. The 30 tuning photos on a table three times their size, brought back to their
+    size: 17 found before 2026-12-03, 28 now; twice their size and seen at a slant (the top
+    edge 44% shorter): 21 and 30; the same grainy (noise of 12 grey levels): 26 and 28. That
+    copy is looked at in grey and saturation only (29 found three times as far with every look,
+    but a photo with no board took twice as long to give up on)."""
     far_from_px: int = 1200
     """That copy is made at ``far_side`` of images at least this long: of a 1280-pixel photo it is
     the photo itself (squares of 16 pixels there were 13 at 1024, too few with the threshold's
     neighbourhood of the other copies). The 30 tuning photos (1280 pixels, or 2500 and more)
     each put in the middle of a table twice their size and brought back to 1280 pixels: 18
     found at 1600, 30 at 1200; seen at a slant, the top edge 60% shorter: 27 and 30."""
+    far_large_side: int = 3072
+    """A photo larger than ``far_side`` (by ``larger_try_above``: 2560 pixels, a camera of 20
+    megapixels decoded at half its size) whose far copy shows no grid is then looked at itself,
+    brought down to this if larger: a board a sixth of its height has squares of 13 pixels at
+    2048, 16 in the photo. The tuning photos on a table four times their size, as ``board-pi
+    read`` decodes that (2560 pixels): 20 of 30 found at 2048 alone, 27 with the photo itself."""
     far_small_side: int = 1280
     """Of a smaller photo the far copy is the photo enlarged to this. Until 2026-12-03 it had
     none (seen whole at 1024 already, it was thought), and a small board in a small photo was
