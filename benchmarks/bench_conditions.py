@@ -16,7 +16,7 @@ operations. Noise is drawn from a fixed seed, so every run reads the same pictur
 declanfinerty's eval_board), to report apart: a condition's figures there were never chosen by.
 
 Usage: ``python benchmarks/bench_conditions.py [--held-out] [CONDITION ...]`` (all of them by default, about
-5 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
+7 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
 number after a name is degrees turned, the top edge's percent shorter, percent of the light
 left in a shadow, grey levels of noise, pixels of blur or shake, levels of light added, times
 as far, percent a lens bends the long side's edge in or out). Skips when ../shared/data is absent.
@@ -95,6 +95,11 @@ def shaken(pixels: int) -> Callable[[Image], Image]:
     return lambda im: cv2.filter2D(im, -1, np.ones((1, pixels), np.float32) / pixels)
 
 
+def warm(im: Image) -> Image:
+    """Under warm lamplight: less blue, more red."""
+    return np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8)
+
+
 def dim(im: Image) -> Image:
     """Underexposed, with the sensor's noise (a fixed seed)."""
     noise = np.random.default_rng(3).normal(0, 4, im.shape)
@@ -168,11 +173,14 @@ CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "none": lambda im: im,
     "turned-15": turned(15), "turned-35": turned(35),
     "slant-24": slanted(0.12), "slant-44": slanted(0.22), "slant-60": slanted(0.3),
-    "warm": lambda im: np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8),
+    "warm": warm,
     "dim": dim, "noisy-12": noisy(12), "noisy-20": noisy(20), "noisy-28": noisy(28), "noisy-36": noisy(36),
-    "640px": narrow(640), "farther-2": farther(2), "farther-3": farther(3), "distant-2": distant(2),
-    # Both: a small board in a dim room's grainy frame.
+    "640px": narrow(640), "farther-2": farther(2), "farther-3": farther(3), "farther-4": farther(4),
+    "distant-2": distant(2), "distant-3": distant(3),
+    # Both: a small board in a dim room's grainy frame, out of focus, or seen from low down.
     "distant-2-noisy-12": lambda im: noisy(12)(distant(2)(im)), "distant-2-noisy-20": lambda im: noisy(20)(distant(2)(im)),
+    "distant-2-focus-2": lambda im: cv2.GaussianBlur(distant(2)(im), (0, 0), 2.0),
+    "distant-2-slant-60": lambda im: slanted(0.3)(distant(2)(im)),
     "jpeg-30": jpeg(30),
     "shadow-55": shadow(0.55), "shadow-70": shadow(0.7),
     "vignette": vignette,
@@ -180,7 +188,11 @@ CONDITIONS: dict[str, Callable[[Image], Image]] = {
     "focus-2": lambda im: cv2.GaussianBlur(im, (0, 0), 2.0),
     "shaken-5": shaken(5), "shaken-9": shaken(9),
     "reflection-60": reflection(60, 0.12, 0.10), "reflection-120": reflection(120, 0.12, 0.10),
+    "reflection-180": reflection(180, 0.15, 0.12),
     "spot-200": reflection(200, 0.04, 0.03), "streak-150": reflection(150, 0.3, 0.02),
+    "streak-150-low": reflection(150, 0.3, 0.02, y=0.6), "streak-200": reflection(200, 0.3, 0.03),
+    # Warm lamplight and a body's shadow together.
+    "warm-shadow-55": lambda im: shadow(0.55)(warm(im)),
     "barrel-5": bent(0.05), "barrel-10": bent(0.1), "pincushion-5": bent(-0.05),
 }
 

@@ -127,7 +127,8 @@ def test_a_board_a_fifth_of_a_photo_s_height_is_found_in_it_enlarged(seed: int) 
 def test_a_board_small_in_a_large_photo_is_found_in_the_photo_itself(seed: int) -> None:
     # A 2560x1920 photo (20 megapixels decoded at half size), the board a seventh of its height:
     # squares of 15 or 16 pixels, 12 or 13 in the far copy of 2048, too few there. The photo is
-    # then looked at itself (far_large_side; 2048 here leaves only that copy, as before 2026-12-03).
+    # then looked at itself (far_large_side; 2048 here leaves only that copy, as before 2026-12-03,
+    # and with no sharpening, which finds it there too).
     from dataclasses import replace
 
     from board_pi.vision.locate import TUNING
@@ -138,7 +139,26 @@ def test_a_board_small_in_a_large_photo_is_found_in_the_photo_itself(seed: int) 
     loc = find_board(scene.image, far=True)
     assert loc is not None
     assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
-    assert find_board(scene.image, tuning=replace(TUNING, far_large_side=2048), far=True) is None
+    assert find_board(scene.image, tuning=replace(TUNING, far_large_side=2048, soft_sharpen=(2.0, 0.0)),
+                      far=True) is None
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_board_small_in_a_soft_photo_is_found_sharpened(seed: int) -> None:
+    # A 1280x960 photo out of focus (a blur of 2 pixels), the board a quarter of its height: its
+    # lines, a pixel wide, are blurred into the squares beside them. Looking far, the photo is
+    # looked at sharpened once nothing else finds it (soft_sharpen; an amount of 0 is no
+    # sharpening, as before 2026-12-03, and the board was not found).
+    from dataclasses import replace
+
+    from board_pi.vision.locate import TUNING
+
+    scene = photograph(DrawnBoard(colours=dict(DELUXE), tiles=some_tiles(seed)), size=(1280, 960), fill=0.25,
+                       spin=7 * seed, seed=seed, blur=2.0)
+    loc = find_board(scene.image, far=True)
+    assert loc is not None
+    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
+    assert find_board(scene.image, tuning=replace(TUNING, soft_sharpen=(2.0, 0.0)), far=True) is None
 
 
 def test_other_premium_colours() -> None:

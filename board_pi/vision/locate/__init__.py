@@ -151,10 +151,12 @@ def _lattice_in(channel: np.ndarray, tuning: FinderTuning) -> tuple[dict[int, tu
 
 def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
                stretch: bool = True, thick: bool = True, soften: float = 0.0,
-               enlarge: bool = False) -> tuple[np.ndarray, float] | None:
+               enlarge: bool = False, sharpen: tuple[float, float] | None = None) -> tuple[np.ndarray, float] | None:
     """The grid found in the working copy of ``side`` pixels (an image smaller than that is
     looked at as it is, or with ``enlarge`` enlarged to it); ``soften``: a grainy frame's copy
-    blurred by that many pixels first, and looked at in grey only (see ``tuning.grainy_blurs``)."""
+    blurred by that many pixels first, and looked at in grey only (see ``tuning.grainy_blurs``);
+    ``sharpen``: a soft photo's copy sharpened by an unsharp mask of that sigma (in the image's
+    pixels) and amount, and looked at in grey only (see ``tuning.soft_sharpen``)."""
     h, w = bgr.shape[:2]
     small = _downscale(bgr, side)
     if enlarge and max(h, w) < side:
@@ -166,6 +168,11 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
         found = _lattice_in(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), tuning)
         return None if found is None else _grid_of(found, small, sx, sy, w, h, tuning)
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    if sharpen is not None:
+        sigma, amount = sharpen
+        blurred = cv2.GaussianBlur(gray, (0, 0), sigma * max(small.shape[:2]) / max(h, w))
+        found = _lattice_in(cv2.addWeighted(gray, 1 + amount, blurred, -amount, 0), tuning)
+        return None if found is None else _grid_of(found, small, sx, sy, w, h, tuning)
     found = _lattice_in(gray, tuning)
     sat = None  # made only where grey shows no grid
     if found is None:
@@ -292,18 +299,25 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
         seen = 0.0 if got is None else got[1] * tuning.confident_share  # share of the grid's squares found
         if seen >= tuning.larger_retry_share or last:
             break
-    if got is None:
+    side = tuning.work_sides[-1]
+    grainy = got is None and grain(_downscale(bgr, side)) > tuning.grainy_noise
+    if grainy:
         # A dim room's camera turns its gain up, and its noise breaks the lines into dashes and
         # the squares into specks: a grainy frame is looked at again softened.
         # A board small in a photo is looked at in the far copy too, where its squares are larger.
-        side = tuning.work_sides[-1]
-        if grain(_downscale(bgr, side)) > tuning.grainy_noise:
-            tries = [(side, blur, tuning, False) for blur in tuning.grainy_blurs]
-            tries += [(far_side, blur, far_look, enlarge) for blur in tuning.grainy_far_blurs if far]
-            for copy_side, blur, look, bigger in tries:
-                got = _locate_at(bgr, copy_side, look, soften=blur, enlarge=bigger)
-                if got is not None:
-                    break
+        tries = [(side, blur, tuning, False) for blur in tuning.grainy_blurs]
+        tries += [(far_side, blur, far_look, enlarge) for blur in tuning.grainy_far_blurs if far]
+        for copy_side, blur, look, bigger in tries:
+            got = _locate_at(bgr, copy_side, look, soften=blur, enlarge=bigger)
+            if got is not None:
+                break
+    elif got is None and far:
+        # A soft photo (out of focus, shaken) of a board small in it: its lines, a pixel or two
+        # wide, are blurred into the squares beside them, too faint for the threshold; sharpened,
+        # they show again. In the last far copy, where the squares are largest (a grainy frame's
+        # noise would be sharpened too).
+        last_side, bigger = far_copies[-1]
+        got = _locate_at(bgr, last_side, far_look, enlarge=bigger, sharpen=tuning.soft_sharpen)
     if got is None:
         # No grid line shows where the squares could be told: the board's outline may (the
         # playing surface against its frame), its grid lines then found along their whole length.

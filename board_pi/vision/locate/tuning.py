@@ -166,6 +166,14 @@ class FinderTuning:
     """The confidence of a grid found from its outline: none of its squares were seen as such."""
 
     # -- a grainy frame (a dim room's camera with its gain turned up)
+    soft_sharpen: tuple[float, float] = (2.0, 3.0)
+    """Sigma (pixels of the photo) and amount of the unsharp mask a photo looked at far, not
+    grainy, and with no grid found in any copy, is sharpened by before it is looked at once more
+    in its last far copy: a board small in a soft photo (out of focus, shaken) has lines a pixel or
+    two wide blurred into the squares beside them. Chosen on the 30 tuning photos on a table twice
+    their size, brought back to their size, then blurred by 2 pixels: 10 found before 2026-12-03,
+    27 now (23 at sigma 1.5 or 3, amount 3 or 2; 2.5 and amount 5 as 2 and 3). In the copies
+    before the last as well, none more were found."""
     grainy_noise: float = 3.0
     """The sensor's noise (grey levels, in the last of ``work_sides``:
     :func:`~board_pi.vision.frames.grain`) above which a frame where no lattice was found is
