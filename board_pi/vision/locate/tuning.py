@@ -172,8 +172,10 @@ class FinderTuning:
     in its last far copy: a board small in a soft photo (out of focus, shaken) has lines a pixel or
     two wide blurred into the squares beside them. Chosen on the 30 tuning photos on a table twice
     their size, brought back to their size, then blurred by 2 pixels: 10 found before 2026-12-03,
-    27 now (23 at sigma 1.5 or 3, amount 3 or 2; 2.5 and amount 5 as 2 and 3). In the copies
-    before the last as well, none more were found."""
+    27 now (23 at sigma 1.5, amount 3, or sigma 3, amount 2; sigma 2.5 or amount 5 as 2 and 3).
+    In the copies before the last as well, none more were found. It also finds the last of the tuning photos
+    three and four times as far (28 and 27 of 30 without it, 30 with it), and seen at a slant
+    (the top edge 60% shorter) twice as far, 21 -> 27."""
     grainy_noise: float = 3.0
     """The sensor's noise (grey levels, in the last of ``work_sides``:
     :func:`~board_pi.vision.frames.grain`) above which a frame where no lattice was found is
