@@ -5,7 +5,8 @@ The locator is classical OpenCV, no learning:
 Each stage is a module of this package, its numbers in :mod:`.tuning`:
 
 1. :mod:`.squares`: on a copy scaled to 640 px (1024 px if that finds little, then, asked to look
-   ``far``, 2048 px in a large photo where the board is small), the grid lines are picked out by
+   ``far``, 2048 px in a large photo where the board is small, the photo enlarged to it, or the
+   photo itself up to 3072 px), the grid lines are picked out by
    a local threshold, once for boards with dark lines and once for boards with light lines; what
    is left between them are the squares (empty squares, premium squares and tiles alike), found
    as small four-sided contours. Where no grid shows, fainter lines are looked for, then lines
@@ -252,8 +253,12 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     This is :func:`find_board` without deciding which way up the board is. It works at 640 px
     (fast, enough when the board fills much of the frame) and tries 1024 px when that fails or
     sees less of the grid than ``tuning.larger_retry_share``; with ``far``, then 2048 px too
-    (``tuning.far_side``, on images of at least ``tuning.far_from_px``: a board small in a
-    photo). A grid found at a larger size elsewhere, and holding more squares, is kept.
+    (``tuning.far_side``, on images of at least ``tuning.far_from_px``, else the image enlarged
+    to ``tuning.far_small_side``: a board small in a photo), and where that copy is well under
+    2048 px or the image well over it, the image enlarged to 2048 px or itself up to
+    ``tuning.far_large_side``. A grid found at a larger size elsewhere, and holding more
+    squares, is kept. Where none is found, a grainy frame is looked at again softened and, with
+    ``far``, a soft one sharpened (``tuning.soft_sharpen``); last, the board's outline.
     """
     bgr = as_bgr(image)
     got = None

@@ -35,8 +35,9 @@ class FinderTuning:
     too, where no grid was seen in the far copy: a board a fifth of a 1280-pixel photo's height
     leaves squares of 10 or 11 pixels, too small to come out between lines the threshold
     thickens. The 30 tuning photos on a table three times their size, brought back to their
-    size: 17 found before 2026-12-03, 28 now; twice their size and seen at a slant (the top
-    edge 44% shorter): 21 and 30; the same grainy (noise of 12 grey levels): 26 and 28. That
+    size: 17 found before 2026-12-03, 28 with it (30 with ``soft_sharpen`` after it); twice
+    their size and seen at a slant (the top edge 44% shorter): 21 and 30; the same grainy (noise
+    of 12 grey levels): 26 and 28. That
     copy is looked at in grey and saturation only (29 found three times as far with every look,
     but a photo with no board took twice as long to give up on)."""
     far_from_px: int = 1200
