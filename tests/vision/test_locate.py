@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,12 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
-from board_pi.vision.locate import BoardLocation, find_board, locate_grid, tile_orientation_votes, warp_board
+from board_pi.vision.locate import TUNING, BoardLocation, find_board, locate_grid, tile_orientation_votes, warp_board
 from tests.vision.drawn_boards import (DELUXE, MODERN, DrawnBoard, corner_error, corner_error_any_turn, photograph,
                                       random_edition, some_tiles)
 
 if TYPE_CHECKING:
     from board_pi.vision.render import Rendered
+    from tests.vision.drawn_boards import Scene
 
 LABELS = Path(__file__).resolve().parents[1] / "data" / "jheidel_corners.json"
 
@@ -67,18 +69,32 @@ def test_small_board_far_away() -> None:
     assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
 
 
+def far_scene(seed: int, size: tuple[int, int], fill: float, blur: float = 0.8) -> "Scene":
+    """A photo of the whole table, the board ``fill`` of its height: of the deluxe edition and
+    seen square on for an even ``seed``, of the modern one and tilted for an odd one."""
+    colours = dict(MODERN if seed % 2 else DELUXE)
+    return photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=size, fill=fill,
+                      tilt=20 * (seed % 2), spin=7 * seed, seed=seed, blur=blur)
+
+
+def assert_found_far(scene: "Scene", **without: object) -> None:
+    """The board is found looking far, within a quarter of a square; and not with the finder's
+    tuning changed by ``without`` (the look that finds it turned off), when given."""
+    loc = find_board(scene.image, far=True)
+    assert loc is not None
+    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
+    if without:
+        assert find_board(scene.image, tuning=replace(TUNING, **without), far=True) is None
+
+
 @pytest.mark.parametrize("seed, size, fill", [(0, (2016, 1512), 0.22), (1, (2016, 1512), 0.22), (2, (1280, 960), 0.3)])
 def test_a_board_small_in_a_photo_is_found_looking_far(seed: int, size: tuple[int, int], fill: float) -> None:
     # A phone photo of the whole table: the board fills a fifth (a quarter) of the frame's height,
     # its squares under 20 pixels (16), under 10 in the copy of 1024 pixels (13), too small
     # there for the lattice. Looking far, the photo is looked at in a larger copy, or whole.
-    colours = dict(MODERN if seed % 2 else DELUXE)
-    scene = photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=size, fill=fill,
-                       tilt=20 * (seed % 2), spin=7 * seed, seed=seed)
+    scene = far_scene(seed, size, fill)
     assert scene.square_px < 20
-    loc = find_board(scene.image, far=True)
-    assert loc is not None
-    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
+    assert_found_far(scene)
     # Not looking far (a table's frames), it is not found.
     assert find_board(scene.image) is None
 
@@ -89,18 +105,9 @@ def test_a_board_small_in_a_small_photo_is_found_in_it_enlarged(seed: int) -> No
     # a third of its height: squares of 9 or 10 pixels, their lines a pixel wide. Looking far,
     # the photo is looked at enlarged (far_small_side, then far_side); before, it had no far copy
     # and the board was not found (far_side=800 leaves only the photo as it is).
-    from dataclasses import replace
-
-    from board_pi.vision.locate import TUNING
-
-    colours = dict(MODERN if seed % 2 else DELUXE)
-    scene = photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=(800, 600), fill=0.3,
-                       tilt=20 * (seed % 2), spin=7 * seed, seed=seed)
-    loc = find_board(scene.image, far=True)
-    assert loc is not None
-    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
+    scene = far_scene(seed, (800, 600), 0.3)
+    assert_found_far(scene, far_small_side=800, far_side=800)
     assert find_board(scene.image) is None
-    assert find_board(scene.image, tuning=replace(TUNING, far_small_side=800, far_side=800), far=True) is None
 
 
 @pytest.mark.parametrize("seed", [0, 1, 5])
@@ -109,18 +116,9 @@ def test_a_board_a_fifth_of_a_photo_s_height_is_found_in_it_enlarged(seed: int) 
     # as it is, their lines thickened by the threshold leave too little of them; the photo is
     # then looked at enlarged to far_side. Before 2026-12-03 it was not (far_side=1280 here
     # leaves the photo as it is), and the board was not found.
-    from dataclasses import replace
-
-    from board_pi.vision.locate import TUNING
-
-    colours = dict(MODERN if seed % 2 else DELUXE)
-    scene = photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=(1280, 960), fill=0.2,
-                       tilt=20 * (seed % 2), spin=7 * seed, seed=seed)
+    scene = far_scene(seed, (1280, 960), 0.2)
     assert scene.square_px < 11
-    loc = find_board(scene.image, far=True)
-    assert loc is not None
-    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
-    assert find_board(scene.image, tuning=replace(TUNING, far_side=1280), far=True) is None
+    assert_found_far(scene, far_side=1280)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -129,18 +127,7 @@ def test_a_board_small_in_a_large_photo_is_found_in_the_photo_itself(seed: int) 
     # squares of 15 or 16 pixels, 12 or 13 in the far copy of 2048, too few there. The photo is
     # then looked at itself (far_large_side; 2048 here leaves only that copy, as before 2026-12-03,
     # and with no sharpening, which finds it there too).
-    from dataclasses import replace
-
-    from board_pi.vision.locate import TUNING
-
-    colours = dict(MODERN if seed % 2 else DELUXE)
-    scene = photograph(DrawnBoard(colours=colours, tiles=some_tiles(seed)), size=(2560, 1920), fill=0.15,
-                       tilt=20 * (seed % 2), spin=7 * seed, seed=seed)
-    loc = find_board(scene.image, far=True)
-    assert loc is not None
-    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
-    assert find_board(scene.image, tuning=replace(TUNING, far_large_side=2048, soft_sharpen=(2.0, 0.0)),
-                      far=True) is None
+    assert_found_far(far_scene(seed, (2560, 1920), 0.15), far_large_side=2048, soft_sharpen=(2.0, 0.0))
 
 
 @pytest.mark.parametrize("seed", [0, 2])
@@ -149,16 +136,7 @@ def test_a_board_small_in_a_soft_photo_is_found_sharpened(seed: int) -> None:
     # lines, a pixel wide, are blurred into the squares beside them. Looking far, the photo is
     # looked at sharpened once nothing else finds it (soft_sharpen; an amount of 0 is no
     # sharpening, as before 2026-12-03, and the board was not found).
-    from dataclasses import replace
-
-    from board_pi.vision.locate import TUNING
-
-    scene = photograph(DrawnBoard(colours=dict(DELUXE), tiles=some_tiles(seed)), size=(1280, 960), fill=0.25,
-                       spin=7 * seed, seed=seed, blur=2.0)
-    loc = find_board(scene.image, far=True)
-    assert loc is not None
-    assert corner_error_any_turn(loc.corners, scene.corners) < 0.25 * scene.square_px
-    assert find_board(scene.image, tuning=replace(TUNING, soft_sharpen=(2.0, 0.0)), far=True) is None
+    assert_found_far(far_scene(seed, (1280, 960), 0.25, blur=2.0), soft_sharpen=(2.0, 0.0))
 
 
 def test_other_premium_colours() -> None:
@@ -277,7 +255,7 @@ def test_a_hand_over_the_board_does_not_move_the_grid(seed: int) -> None:
 def test_a_look_that_keeps_too_few_squares_is_no_grid() -> None:
     # A walk among a few squares whose fit then keeps fewer than four: no grid, not an OpenCV
     # error from fitting a homography to three points (the saturation's faint look at this frame).
-    from board_pi.vision.locate import TUNING, _downscale
+    from board_pi.vision.locate import _downscale
     from board_pi.vision.locate.lattice import find_lattice
     from board_pi.vision.locate.squares import find_quads
 
@@ -446,10 +424,7 @@ def test_a_grainy_photo_is_looked_at_again_softened(shared_data: Path) -> None:
     # darker, with the sensor's noise of 28 grey levels in each pixel. The noise breaks the
     # board's pale lines into dashes: no lattice is found, and its outline puts the grid most of
     # a square off. Softened, the lattice is found where the corners were labelled.
-    from dataclasses import replace
-
     from board_pi.vision.frames import grain
-    from board_pi.vision.locate import TUNING
 
     name = "IMG_20151016_165959.jpg"
     photo = cv2.imread(str(shared_data / "real-photos" / "jheidel-game" / name))
@@ -481,10 +456,6 @@ def test_a_grainy_photo_is_looked_at_again_softened(shared_data: Path) -> None:
 def test_the_finder_works_from_its_named_tuning() -> None:
     # The numbers in locate/tuning.py are the ones the stages use: asking for more squares than a
     # grid has, or for a larger working copy, changes what is found.
-    from dataclasses import replace
-
-    from board_pi.vision.locate import TUNING
-
     scene = photograph(DrawnBoard(tiles=some_tiles(2)), turn=0, tilt=10, seed=2)
     assert find_board(scene.image) is not None
     # (and no outline matching the layout at all: a board found from its outline needs none)
@@ -497,11 +468,9 @@ def test_the_finder_works_from_its_named_tuning() -> None:
 def test_a_board_whose_grid_lines_do_not_show_is_found_from_its_outline(name: str, seed: int) -> None:
     # Rendered tuning boards whose pale lines on pale squares hardly show: the playing surface
     # against the frame still shows, and the grid it outlines matches the premium layout.
-    from dataclasses import replace
-
     from board_pi.rules.tiles import TILE_SETS
     from board_pi.vision.evaluate import game_like_rows
-    from board_pi.vision.locate import TUNING, _outline_at
+    from board_pi.vision.locate import _outline_at
     from board_pi.vision.render import render_board
 
     tiles = TILE_SETS[name]
