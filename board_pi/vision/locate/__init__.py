@@ -166,13 +166,15 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
     sx, sy = small.shape[1] / w, small.shape[0] / h
     if soften:
         small = cv2.GaussianBlur(small, (0, 0), soften)
-        found = _lattice_in(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), tuning)
-        return None if found is None else _grid_of(found, small, sx, sy, w, h, tuning)
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     if sharpen is not None:
         sigma, amount = sharpen
         blurred = cv2.GaussianBlur(gray, (0, 0), sigma * max(small.shape[:2]) / max(h, w))
-        found = _lattice_in(cv2.addWeighted(gray, 1 + amount, blurred, -amount, 0), tuning)
+        gray = cv2.addWeighted(gray, 1 + amount, blurred, -amount, 0)
+    if soften or sharpen is not None:
+        # A grainy or soft frame's second look: in grey only, so that a frame with no board is
+        # given up on quickly.
+        found = _lattice_in(gray, tuning)
         return None if found is None else _grid_of(found, small, sx, sy, w, h, tuning)
     found = _lattice_in(gray, tuning)
     sat = None  # made only where grey shows no grid

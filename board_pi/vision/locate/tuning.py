@@ -37,9 +37,9 @@ class FinderTuning:
     thickens. The 30 tuning photos on a table three times their size, brought back to their
     size: 17 found before 2026-12-03, 28 with it (30 with ``soft_sharpen`` after it); twice
     their size and seen at a slant (the top edge 44% shorter): 21 and 30; the same grainy (noise
-    of 12 grey levels): 26 and 28. That
-    copy is looked at in grey and saturation only (29 found three times as far with every look,
-    but a photo with no board took twice as long to give up on)."""
+    of 12 grey levels): 26 and 28. That copy is looked at in grey and saturation only (29 found
+    three times as far with every look, but a photo with no board took twice as long to give up
+    on)."""
     far_from_px: int = 1200
     """That copy is made at ``far_side`` of images at least this long: of a 1280-pixel photo it is
     the photo itself (squares of 16 pixels there were 13 at 1024, too few with the threshold's
@@ -166,7 +166,7 @@ class FinderTuning:
     outline_confidence: float = 0.3
     """The confidence of a grid found from its outline: none of its squares were seen as such."""
 
-    # -- a grainy frame (a dim room's camera with its gain turned up)
+    # -- a soft photo (out of focus, shaken)
     soft_sharpen: tuple[float, float] = (2.0, 3.0)
     """Sigma (pixels of the photo) and amount of the unsharp mask a photo looked at far, not
     grainy, and with no grid found in any copy, is sharpened by before it is looked at once more
@@ -174,9 +174,11 @@ class FinderTuning:
     two wide blurred into the squares beside them. Chosen on the 30 tuning photos on a table twice
     their size, brought back to their size, then blurred by 2 pixels: 10 found before 2026-12-03,
     27 now (23 at sigma 1.5, amount 3, or sigma 3, amount 2; sigma 2.5 or amount 5 as 2 and 3).
-    In the copies before the last as well, none more were found. It also finds the last of the tuning photos
-    three and four times as far (28 and 27 of 30 without it, 30 with it), and seen at a slant
-    (the top edge 60% shorter) twice as far, 21 -> 27."""
+    In the copies before the last as well, none more were found. It also finds the last of the
+    tuning photos three and four times as far (28 and 27 of 30 without it, 30 with it), and seen
+    at a slant (the top edge 60% shorter) twice as far, 21 -> 27."""
+
+    # -- a grainy frame (a dim room's camera with its gain turned up)
     grainy_noise: float = 3.0
     """The sensor's noise (grey levels, in the last of ``work_sides``:
     :func:`~board_pi.vision.frames.grain`) above which a frame where no lattice was found is
