@@ -38,7 +38,9 @@ def cmd_read(args: argparse.Namespace) -> int:
         image, corners, scale = photo_board(args.image, args.corners)
         reader = Reader(profile=profile, tiles=tiles)
         # A photo of a game: a tile alone, away from every other, is no tile (Reader.read, played).
-        reading = (reader.read(image, corners, played=True) if args.corners
+        # Corners given are a person's clicks: doubtful squares are looked at through the grid's
+        # lines as well (Reader.read, by_hand).
+        reading = (reader.read(image, corners, played=True, by_hand=True) if args.corners
                    else reader.read_upright(image, corners, played=True))
         reading = replace(reading, corners=reading.corners * np.float32(scale))  # the photo's own pixels
     except NoBoard as e:

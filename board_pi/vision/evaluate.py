@@ -212,7 +212,8 @@ def real_boards(folder: Path) -> list[tuple[str, Path, list[str], np.ndarray]]:
 def evaluate_real(reader: Reader, folder: Path) -> dict:
     """Per-photo figures, and the tuning photos (``training_photos``) together: the photos the
     split (:func:`real_split`, set ``declanfinerty``) lets inform decisions; the held-out one
-    (``eval_board``) is reported on its own only."""
+    (``eval_board``) is reported on its own only. Read through their corners as given by hand
+    (:meth:`Reader.read`, ``by_hand``), as ``board-pi read --corners`` reads them."""
     import cv2
 
     split = real_split()["declanfinerty"]
@@ -220,7 +221,7 @@ def evaluate_real(reader: Reader, folder: Path) -> dict:
     train = Tally()
     for name, img, truth, corners in real_boards(folder):
         t = Tally()
-        grid = reader.read(cv2.imread(str(img)), corners, played=True).grid
+        grid = reader.read(cv2.imread(str(img)), corners, played=True, by_hand=True).grid
         t.add(truth, grid, tag=f"{name} ")
         if split.part(img.name) == "tuning":
             train.add(truth, grid, tag=f"{name} ")
@@ -240,12 +241,13 @@ def hand_labelled(labels: Path, corners_file: Path, photos: Path) -> list[tuple[
 
 
 def evaluate_photos(reader: Reader, photos: list[tuple[str, Path, list[str], np.ndarray]]) -> dict:
-    """Figures over labelled photos together (read through their corners)."""
+    """Figures over labelled photos together, read through their corners as given by hand
+    (:meth:`Reader.read`, ``by_hand``), as ``board-pi read --corners`` reads them."""
     import cv2
 
     t = Tally()
     for name, img, truth, corners in photos:
-        t.add(truth, reader.read(cv2.imread(str(img)), corners, played=True).grid, tag=f"{name} ")
+        t.add(truth, reader.read(cv2.imread(str(img)), corners, played=True, by_hand=True).grid, tag=f"{name} ")
     return t.figures()
 
 

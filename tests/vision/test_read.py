@@ -227,9 +227,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-def _played_board(seed: int):
+def _played_board(seed: int, hand: bool | None = None):
     """A rendered board a game could leave: no tile without a tile beside it (``board-pi read``
-    reads photos of games, and takes a lone tile for a mark on the board)."""
+    reads photos of games, and takes a lone tile for a mark on the board). ``hand`` as for
+    :func:`render_board`."""
     from board_pi.rules.board import split_row
     from board_pi.vision.decode import lone_tiles
 
@@ -237,7 +238,7 @@ def _played_board(seed: int):
     tiles = np.array([[ch != "." for ch in row] for row in cells])
     lone = lone_tiles(tiles, ~tiles)
     rows = ["".join("." if lone[r, c] else ch for c, ch in enumerate(row)) for r, row in enumerate(cells)]
-    return rows, render_board(rows, seed=seed)
+    return rows, render_board(rows, seed=seed, hand=hand)
 
 
 def test_command_prints_the_grid_and_json(tmp_path):
@@ -609,3 +610,52 @@ def test_the_modules_examples_hold() -> None:
 
     result = doctest.testmod(read)
     assert result.attempted > 0 and result.failed == 0
+
+
+def _off_by_a_fifth(r, seed: int) -> np.ndarray:
+    """``r``'s corners each moved at random by up to a fifth of a square, as a hand may give them."""
+    from board_pi.vision.geometry import square_side
+
+    rng = np.random.default_rng(seed)
+    return np.float32(r.corners) + np.float32(rng.uniform(-0.2, 0.2, (4, 2)) * square_side(np.float32(r.corners)))
+
+
+def test_corners_given_by_hand_have_their_doubtful_squares_looked_at_through_the_lines(reader: Reader):
+    # Games' boards of the tuning set (seeds 25,00k,000 on), no hand over them, whose corners, a
+    # fifth of a square off, cut an empty square with a strip of the tile beside it, read as a
+    # letter, or a blank with a strip of the empty square beside it, read as empty. Through the
+    # corners snapped to the grid's lines as well, each reads right, and the rest as before.
+    from board_pi.rules.board import split_row
+
+    for seed, (row, col), want, wrong in ((25_000_004, (1, 5), ".", "H"), (25_000_175, (2, 13), "?", ".")):
+        rows, r = _played_board(seed, hand=False)
+        corners = _off_by_a_fifth(r, seed)
+        assert split_row(rows[row])[col].replace("h", "?") == want
+        as_given = reader.read(r.image, corners, played=True).grid
+        by_hand = reader.read(r.image, corners, played=True, by_hand=True).grid
+        assert split_row(as_given[row])[col] == wrong, seed
+        assert split_row(by_hand[row])[col] == want, seed
+        others = [(y, x) for y in range(15) for x in range(15) if (y, x) != (row, col)]
+        assert all(split_row(as_given[y])[x] == split_row(by_hand[y])[x] for y, x in others), seed
+
+
+def test_corners_given_by_hand_on_the_lines_are_read_as_they_are(reader: Reader):
+    # The snap moves true corners by less than a tenth of a square (Reader.HAND_MOVE): the squares
+    # are not looked at again, and the reading is the one through the corners as given.
+    rows, r = _board(SEEDS[0])
+    as_given = reader.read(r.image, r.corners)
+    by_hand = reader.read(r.image, r.corners, by_hand=True)
+    assert by_hand.grid == as_given.grid and np.array_equal(by_hand.confidence, as_given.confidence)
+
+
+def test_command_looks_at_doubtful_squares_through_the_lines_when_given_corners(tmp_path):
+    # A game's board (seed 25,000,004, tuning) with its corners a fifth of a square off: as given,
+    # the empty F2 beside a tile reads as an H; `board-pi read --corners` reads it empty.
+    rows, r = _played_board(25_000_004, hand=False)
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), r.image)
+    corners = _off_by_a_fifth(r, 25_000_004)
+    assert Reader().read(r.image, corners, played=True).grid[1][5] == "H"
+    p = _cli(str(path), "--corners", ",".join(f"{v:.2f}" for v in corners.reshape(-1)))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[1][5] == "." == rows[1][5]
