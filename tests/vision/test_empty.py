@@ -272,6 +272,27 @@ def test_a_square_washed_out_at_a_reflections_edge_is_not_a_blank(shared_data, m
     assert phantoms
 
 
+def test_a_square_a_streak_lights_more_than_the_squares_around_is_not_a_blank(shared_data, monkeypatch) -> None:
+    # A tuning photo of the 2015 game under a narrow streak of +200 (bench_conditions' streak-200).
+    # H7 and H9 lie in the streak, the squares around them are tiles or outside it, so they
+    # show less of its light than falls there: the two are washed out further than their
+    # neighbours say, and with GLARE as first chosen (0.15) that cost made them blanks.
+    from board_pi.vision import empty
+    from board_pi.vision.read import Reader
+
+    image, truth, corners = _game_photo(shared_data, "IMG_20151016_165517.jpg")
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    streak = np.exp(-(((xx - w * 0.4) / (w * 0.3)) ** 2 + ((yy - h * 0.45) / (h * 0.03)) ** 2))
+    lit = np.clip(image + 200 * streak[..., None], 0, 255).astype(np.uint8)
+    want = ["".join("?" if ch.islower() else ch for ch in row) for row in truth]
+    reader = Reader()
+    assert list(reader.read(lit, corners, played=True).grid) == want
+    monkeypatch.setattr(empty, "GLARE", 0.15)
+    plain = reader.read(lit, corners, played=True).grid
+    assert [(r, c) for r in range(15) for c in range(15) if plain[r][c] != want[r][c]] == [(6, 7), (8, 7)]
+
+
 def test_a_tile_read_in_doubt_does_not_say_how_the_light_falls(shared_data) -> None:
     # Tuning photos of the 2015 game: 170119 read with the tiles enrolled from 170032. Its wooden
     # tiles on grey-beige squares look like those squares in shadow, and two beside A14 (an empty
