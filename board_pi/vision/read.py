@@ -784,7 +784,7 @@ class Reader:
                 p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure],
                                           (blob[unsure], raw[unsure], emb[unsure]))
         if by_hand and len(sq):
-            p = self._through_snapped(image, corners, sq, p, look_again)
+            p = self._through_snapped(image, corners, sq, p, look_again, ~agrees)
         if len(sq):
             p = self._value_look(image, corners, sq, p, ~agrees)
             p = self._closer_look(blob, p, ~agrees)
@@ -1049,11 +1049,12 @@ class Reader:
     through their exact corners missed one blank more (4 of 164)."""
 
     def _through_snapped(self, image: np.ndarray, corners: np.ndarray, squares: Sequence[tuple[int, int]],
-                         p: np.ndarray, look_again: bool) -> np.ndarray:
-        """Probabilities ``p`` of ``squares`` with those the model doubts, or gives a blank
-        :attr:`HAND_ASK_BLANK` or more, averaged with their reading through ``corners`` snapped
-        to the grid's lines (:func:`~board_pi.vision.locate.refine.snap_to_lines`), where the snap
-        moves them by :attr:`HAND_MOVE` or more.
+                         p: np.ndarray, look_again: bool, open_: np.ndarray) -> np.ndarray:
+        """Probabilities ``p`` of ``squares`` with those of ``open_`` (not read as committed)
+        that the model doubts, or gives a blank :attr:`HAND_ASK_BLANK` or more, averaged with
+        their reading through ``corners`` snapped to the grid's lines
+        (:func:`~board_pi.vision.locate.refine.snap_to_lines`), where the snap moves them by
+        :attr:`HAND_MOVE` or more.
 
         Corners given by hand are a person's clicks, and may be a fifth of a square off; a
         square cut that far off shows a strip of the next square and its line, and an empty
@@ -1066,11 +1067,12 @@ class Reader:
         boards moved by a fifth and a quarter: squares read wrong 21, 27 -> 17, 21, phantom blanks
         2, 2 -> 1, 1, blanks missed 6, 9 -> 4, 7; through their exact corners, 12 as before.
         On 200 games' boards with no hand over them (``played``), moved by a fifth: 5 read
-        otherwise, two letters on empty squares read empty and a blank found, one letter misread
-        as another, and one empty square more read as a blank (the model, through the snapped
-        corners, 0.75 sure of a blank on an empty square of nearly a tile's colour)."""
+        otherwise: two letters on empty squares read empty and a blank found; two empty squares
+        read as letters either way, each as another now; and one empty square more read as a
+        blank (the model, through the snapped corners, 0.75 sure of a blank on an empty square
+        of nearly a tile's colour)."""
         blank = self.classes.index(BLANK_CLASS)
-        ask = np.flatnonzero((p[:, blank] > self.HAND_ASK_BLANK) | (p.max(1) < self.SURE))
+        ask = np.flatnonzero(open_ & ((p[:, blank] > self.HAND_ASK_BLANK) | (p.max(1) < self.SURE)))
         if not len(ask):
             return p
         snapped = snap_to_lines(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners)
