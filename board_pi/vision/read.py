@@ -1038,7 +1038,9 @@ class Reader:
 
     HAND_ASK_BLANK = 0.3
     """Belief in a blank from which a square is looked at again through the corners snapped to
-    the grid's lines, when the corners were given by hand (:meth:`_through_snapped`)."""
+    the grid's lines, when the corners were given by hand (:meth:`_through_snapped`), however
+    sure the model is of it otherwise: at 0.3 the colour and the set's counts can still tip a
+    square to a blank. Not tuned; the squares in doubt (:attr:`SURE`) are asked as well."""
     HAND_MOVE = 0.1
     """How far (squares) the snap must move a hand's corner before the squares are looked at again
     through it. Closer, the two cut the same squares to within two of the shifted cuts' nudges
