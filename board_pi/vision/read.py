@@ -770,19 +770,7 @@ class Reader:
                 raise ReadError(f"square ({r}, {c}) is off the board")
         if warped is None:
             warped = _warp(image, corners)
-        p = np.zeros((0, len(self.classes)), np.float32)
-        if len(sq):
-            blob = self._blob(patches(warped, sq))
-            raw, emb = self._probs(self.net, blob)
-            p = self._adapted(raw, emb)
-        # A square that reads as committed is taken as unchanged, however it was read: no closer
-        # look at it can do better than agree (see _reads_as_committed).
-        agrees = self._reads_as_committed(p, sq, committed)
-        if look_again and len(sq):
-            unsure = np.flatnonzero(self._doubtful(p) & ~agrees)
-            if len(unsure):
-                p[unsure] = self._shifted(warped, [sq[i] for i in unsure], p[unsure],
-                                          (blob[unsure], raw[unsure], emb[unsure]))
+        p, blob, agrees = self._look(warped, sq, look_again, committed)
         if by_hand and len(sq):
             p = self._through_snapped(image, corners, sq, p, look_again, ~agrees)
         if len(sq):
@@ -1036,6 +1024,27 @@ class Reader:
             return replace(reading, turn=turn)
         return replace(self.read(image, np.roll(corners, -k, axis=0), played=played), turn=turn)
 
+    def _look(self, warped: np.ndarray, squares: Sequence[tuple[int, int]], look_again: bool,
+              committed: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The model's probabilities of ``squares`` of the rectified board ``warped``, their
+        patches' blob, and which of them read as ``committed`` has them (:meth:`_reads_as_committed`).
+        With ``look_again``, the doubtful squares that do not are read again from shifted cuts
+        (:meth:`_shifted`)."""
+        if not len(squares):
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, 3, PATCH, PATCH), np.float32), np.zeros(0, bool)
+        blob = self._blob(patches(warped, squares))
+        raw, emb = self._probs(self.net, blob)
+        p = self._adapted(raw, emb)
+        # A square that reads as committed is taken as unchanged, however it was read: no closer
+        # look at it can do better than agree (see _reads_as_committed).
+        agrees = self._reads_as_committed(p, squares, committed)
+        if look_again:
+            unsure = np.flatnonzero(self._doubtful(p) & ~agrees)
+            if len(unsure):
+                p[unsure] = self._shifted(warped, [squares[i] for i in unsure], p[unsure],
+                                          (blob[unsure], raw[unsure], emb[unsure]))
+        return p, blob, agrees
+
     HAND_ASK_BLANK = 0.3
     """Belief in a blank from which a square is looked at again through the corners snapped to
     the grid's lines, when the corners were given by hand (:meth:`_through_snapped`), however
@@ -1080,16 +1089,7 @@ class Reader:
         snapped = snap_to_lines(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners)
         if snapped is None or float(np.linalg.norm(snapped - corners, axis=1).max()) < self.HAND_MOVE * square_side(corners):
             return p
-        warped = _warp(image, snapped)
-        at = [squares[i] for i in ask]
-        blob = self._blob(patches(warped, at))
-        raw, emb = self._probs(self.net, blob)
-        theirs = self._adapted(raw, emb)
-        if look_again:
-            unsure = np.flatnonzero(self._doubtful(theirs))
-            if len(unsure):
-                theirs[unsure] = self._shifted(warped, [at[i] for i in unsure], theirs[unsure],
-                                               (blob[unsure], raw[unsure], emb[unsure]))
+        theirs = self._look(_warp(image, snapped), [squares[i] for i in ask], look_again, None)[0]
         p = p.copy()
         p[ask] = (p[ask] + theirs) / 2
         return p

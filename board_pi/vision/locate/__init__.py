@@ -171,12 +171,11 @@ def _locate_at(bgr: np.ndarray, side: int, tuning: FinderTuning,
         sigma, amount = sharpen
         blurred = cv2.GaussianBlur(gray, (0, 0), sigma * max(small.shape[:2]) / max(h, w))
         gray = cv2.addWeighted(gray, 1 + amount, blurred, -amount, 0)
+    found = _lattice_in(gray, tuning)
     if soften or sharpen is not None:
         # A grainy or soft frame's second look: in grey only, so that a frame with no board is
         # given up on quickly.
-        found = _lattice_in(gray, tuning)
         return None if found is None else _grid_of(found, small, sx, sy, w, h, tuning)
-    found = _lattice_in(gray, tuning)
     sat = None  # made only where grey shows no grid
     if found is None:
         # White lines between cream or pale squares, blurred: in grey they all but vanish, but
