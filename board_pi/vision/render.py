@@ -495,9 +495,12 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
                  hand: bool | None = None, tilt: float = 20.0, fill: tuple[float, float] = (0.7, 0.95),
                  quarter_turns: int = 0, effects: bool = True, style: Style | None = None,
                  pose_seed: int | None = None, fonts: str | Path | None = None,
-                 tiles: TileSet | None = None, steady: bool | None = None) -> Rendered:
+                 tiles: TileSet | None = None, steady: bool | None = None,
+                 local_light: np.random.Generator | None = None) -> Rendered:
     """Render ``rows`` as a camera frame of ``size`` (width, height); deterministic for a seed.
     ``tiles``: the tile set whose values the tiles show (see :func:`draw_flat`).
+    ``local_light``: when given, light that falls on a few squares (:func:`light_on_squares`),
+    drawn from it alone, so that the frame is otherwise the seed's own.
 
     ``hand``: None for a hand in about a third of frames; ``tilt``: maximum camera tilt in degrees;
     ``quarter_turns``: the board turned 90 degrees that many times in the frame (the corners still
@@ -549,6 +552,8 @@ def render_board(rows: Sequence[str], seed: int = 0, size: tuple[int, int] = (12
         occluded = (cells > 127).mean(axis=(1, 3)) > 0.25
     if effects:
         f = _light(rng if pose_seed is None else np.random.default_rng(pose_seed + 1), f, w, h)
+    if local_light is not None:
+        f = light_on_squares(local_light, f, corners)
     img = f.clip(0, 255).astype(np.uint8)
     if effects:
         img = _camera(rng, img, None if still is None else np.random.default_rng(still + 2))
@@ -573,6 +578,43 @@ def _light(rng: np.random.Generator, f: np.ndarray, w: int, h: int) -> np.ndarra
     glare = cv2.resize(glare, (w, h), interpolation=cv2.INTER_LINEAR)
     cast = rng.normal(1.0, 0.06, 3).astype(np.float32)
     return f * gain[..., None] * cast + glare[..., None]
+
+
+def light_on_squares(rng: np.random.Generator, f: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """One or two of the lights a table's lamps and players throw on a few squares rather than on
+    the board, which :func:`_light`'s soft round shadows and glare do not: a lamp's streak along a
+    glossy board (long and thin), a lamp's strong reflection, a body's shadow with its edge across
+    the board, a strong colour cast (warm lamps, a window's blue). ``f``: the frame in floats;
+    ``corners``: the grid's, so that the light falls on the board."""
+    h, w = f.shape[:2]
+    side = float(np.linalg.norm(corners[1] - corners[0]) + np.linalg.norm(corners[3] - corners[0])) / 2
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+
+    def on_board() -> tuple[float, float]:
+        u, v = rng.uniform(0.1, 0.9, 2)
+        top = corners[0] + u * (corners[1] - corners[0])
+        bottom = corners[3] + u * (corners[2] - corners[3])
+        x, y = top + v * (bottom - top)
+        return float(x), float(y)
+
+    for kind in rng.choice(4, size=int(rng.integers(1, 3)), replace=False):
+        cx, cy = on_board()
+        a = rng.uniform(0, np.pi)
+        along = (xx - cx) * np.cos(a) + (yy - cy) * np.sin(a)
+        across = (yy - cy) * np.cos(a) - (xx - cx) * np.sin(a)
+        if kind == 0:  # a streak: a lamp along a glossy board, a square or two wide
+            long, thin = side * rng.uniform(0.15, 0.5), side * rng.uniform(0.01, 0.04)
+            f = f + rng.uniform(100, 220) * np.exp(-(along / long) ** 2 - (across / thin) ** 2)[..., None]
+        elif kind == 1:  # a strong reflection, a few squares across
+            r = side * rng.uniform(0.04, 0.15)
+            f = f + rng.uniform(120, 230) * np.exp(-(along / r) ** 2 - (across / (r * rng.uniform(0.6, 1.0))) ** 2)[..., None]
+        elif kind == 2:  # a body's shadow, its edge sharp or soft
+            edge = 1 / (1 + np.exp(-np.clip(across / (side * rng.uniform(0.005, 0.04)), -30, 30)))
+            f = f * (1 - rng.uniform(0.15, 0.55) * edge)[..., None]
+        else:  # warm lamplight or a window's blue
+            t = rng.uniform(-1, 1)
+            f = f * np.float32([1 - 0.35 * t, 1 - 0.1 * abs(t), 1 + 0.15 * t])
+    return f
 
 
 def _camera(rng: np.random.Generator, img: np.ndarray, fixed: np.random.Generator | None = None) -> np.ndarray:

@@ -100,7 +100,8 @@ def draw_style(rng: np.random.Generator, edition_share: float, tournament_share:
 
 def synthetic_board(seed: int, empty_keep: float = 0.35,
                     set_weights: dict[str, float] | None = None,
-                    edition_share: float = 0.0, tournament_share: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                    edition_share: float = 0.0, tournament_share: float = 0.0,
+                    local_light: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Patches and labels from one rendered board.
 
     Weighted towards what is hard to tell apart: blank tiles are a sixth of the tiles, a third of
@@ -112,13 +113,19 @@ def synthetic_board(seed: int, empty_keep: float = 0.35,
     wooden boards); 0 for the committed model (a fine-tune with 0.3 read every set worse).
     ``tournament_share``: the share of the other boards whose tiles are tournament tiles
     (:func:`.editions.tournament_tiles`: navy, maroon, black, ... lettered in white or yellow).
+    ``local_light``: the share of boards under light that falls on a few squares (a lamp's streak
+    or reflection, a body's shadow edge, a strong cast: :func:`.render.light_on_squares`), drawn
+    apart so that the board is otherwise the one drawn without it.
     """
+    lit = np.random.default_rng(seed + 4_000_003)
+    lit = lit if local_light > 0 and lit.random() < local_light else None
     rng = np.random.default_rng(seed + 1_000_003)
     tiles = draw_set(rng, set_weights)
     rows = random_rows(rng, blanks=0.16, tiles=tiles)
     size = SIZES[rng.integers(len(SIZES))]
     style = draw_style(rng, edition_share, tournament_share)
-    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles)
+    r = render_board(rows, seed=seed, size=size, tilt=float(rng.uniform(5, 35)), style=style, tiles=tiles,
+                     local_light=lit)
     corners = jitter_corners(rng, r.corners, rng.uniform(0.02, 0.15))
     warped = _warp(r.image, corners)
 
@@ -472,6 +479,9 @@ def main(argv: list[str] | None = None) -> int:
                          "tiles; for every network")
     ap.add_argument("--empty-keep", type=float, default=0.35,
                     help="share of the empty squares away from tiles kept (more: more glare on empty squares)")
+    ap.add_argument("--local-light", type=float, default=0.0,
+                    help="share of the boards under light on a few squares: a lamp's streak or reflection, a "
+                         "body's shadow edge, a strong cast (0 for the networks committed before 2026-12-03)")
     ap.add_argument("--accents", action="store_true",
                     help="train the accents network (model/accents/: the faces of families, A Ą Ä, Z Ź Ż, ...) "
                          "on boards dense with them, instead of the tile model")
@@ -486,6 +496,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--accents and --values train different networks: one at a time")
     if not 0 <= args.hard_share <= 1:
         ap.error(f"--hard-share: a share from 0 to 1, not {args.hard_share}")
+    if not 0 <= args.local_light <= 1:
+        ap.error(f"--local-light: a share from 0 to 1, not {args.local_light}")
+    if args.local_light and (args.accents or args.values):
+        ap.error("--local-light is drawn on the tile model's boards only, not with --accents or --values")
     try:
         set_weights = {k.strip(): float(v) for k, v in (x.split("=") for x in args.set_weights.split(",") if x)}
     except ValueError:
@@ -524,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
                                      [(s, args.tournament_share) for s in seeds], chunksize=8)
             else:
                 parts = pool.starmap(synthetic_board, [(s, args.empty_keep, set_weights or None, args.edition_share,
-                                                                    args.tournament_share)
+                                                                    args.tournament_share, args.local_light)
                                                       for s in seeds],
                                      chunksize=8)
         xs = [p[0] for p in parts]
@@ -612,7 +626,7 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed, "boards": args.boards, "real_variants": args.real_variants, "epochs": args.epochs,
         "batch": bs, "optimiser": f"AdamW lr {args.lr:g} one-cycle, weight decay 1e-4, label smoothing 0.05",
         "patch": PATCH, "square_px": SQUARE_PX, "parameters": params, "classes": list(classes),
-        "tournament_share": args.tournament_share, "hard_share": args.hard_share,
+        "tournament_share": args.tournament_share, "hard_share": args.hard_share, "local_light": args.local_light,
         "batch_norms": (("set from the warm start's own function (match_norms), then " if args.init else "")
                         + f"measured again after training, on {len(measured):,} plain patches"),
         "warm_start": _model_name(args.init) if args.init else None, "torch": torch.__version__,
