@@ -599,7 +599,11 @@ def light_on_squares(rng: np.random.Generator, f: np.ndarray, corners: np.ndarra
 
     for kind in rng.choice(4, size=int(rng.integers(1, 3)), replace=False):
         cx, cy = on_board()
-        a = rng.uniform(0, np.pi)
+        a = rng.uniform(0, np.pi)  # drawn for a cast too, so that every kind draws the same
+        if kind == 3:  # warm lamplight or a window's blue: the whole frame, no place needed
+            t = rng.uniform(-1, 1)
+            f = f * np.float32([1 - 0.35 * t, 1 - 0.1 * abs(t), 1 + 0.15 * t])
+            continue
         along = (xx - cx) * np.cos(a) + (yy - cy) * np.sin(a)
         across = (yy - cy) * np.cos(a) - (xx - cx) * np.sin(a)
         if kind == 0:  # a streak: a lamp along a glossy board, a square or two wide
@@ -608,12 +612,9 @@ def light_on_squares(rng: np.random.Generator, f: np.ndarray, corners: np.ndarra
         elif kind == 1:  # a strong reflection, a few squares across
             r = side * rng.uniform(0.04, 0.15)
             f = f + rng.uniform(120, 230) * np.exp(-(along / r) ** 2 - (across / (r * rng.uniform(0.6, 1.0))) ** 2)[..., None]
-        elif kind == 2:  # a body's shadow, its edge sharp or soft
+        else:  # a body's shadow, its edge sharp or soft
             edge = 1 / (1 + np.exp(-np.clip(across / (side * rng.uniform(0.005, 0.04)), -30, 30)))
             f = f * (1 - rng.uniform(0.15, 0.55) * edge)[..., None]
-        else:  # warm lamplight or a window's blue
-            t = rng.uniform(-1, 1)
-            f = f * np.float32([1 - 0.35 * t, 1 - 0.1 * abs(t), 1 + 0.15 * t])
     return f
 
 
