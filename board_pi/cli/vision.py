@@ -17,6 +17,7 @@ from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker_image, save
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
 from ..vision.frames import FrameSourceError, open_source
+from ..vision.geometry import square_side
 from ..vision.read import NoBoard, ReadError, Reader, board_washed_out, load_profile, photo_board, washed_out_note
 from .errors import UsageError
 
@@ -127,12 +128,18 @@ def cmd_calibrate(args: Any) -> int:
         raise UsageError(f"{args.source} gave no frame" + (f" ({why})" if why else ""))
     try:
         cal = calibrate(frame, corners=corners, rotation=args.rotation, use_markers=not args.no_markers, camera=camera,
-                        lens=not getattr(args, "no_lens", False))
+                        lens=not getattr(args, "no_lens", False), by_hand=corners is not None)
     except CalibrationError as e:
         raise UsageError(str(e)) from None
     path = save(cal, args.out)
     c = " ".join(f"({x:.1f}, {y:.1f})" for x, y in cal.corners.tolist())
     print(f"grid corners (A1 first, clockwise): {c}")
+    if corners is not None:
+        given = cal.lens.straight(corners)  # in the frame the corners are kept in
+        moved = float(np.linalg.norm(cal.corners - given, axis=1).max()) / square_side(given)
+        print(f"the corners given snapped to the grid's lines (moved up to {moved:.2f} of a square)" if moved > 0.005 else
+              "the corners given kept as they are: the grid's lines near them do not agree on one place "
+              "(check them against the picture: a third of a square off misreads squares)")
     print(f"turned {cal.rotation} degrees; frame {cal.frame_size[0]}x{cal.frame_size[1]}")
     if cal.bend:
         print(f"lens: {'barrel' if cal.bend > 0 else 'pincushion'}, bend {cal.bend:+.3f}; frames are straightened "

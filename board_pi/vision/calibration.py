@@ -35,7 +35,7 @@ from board_pi.vision.geometry import GRID, PREMIUM_MASK, grid_to_image, warp_gri
 from board_pi.vision.empty import EmptyLook
 from board_pi.vision.lens import MAX_BEND, Lens
 from board_pi.vision.locate import BoardLocation, find_board, nearest_turn
-from board_pi.vision.locate.refine import line_pieces
+from board_pi.vision.locate.refine import line_pieces, snap_hand_corners
 from board_pi.vision.locate.tuning import TUNING
 from board_pi.vision.read import empty_look
 
@@ -422,12 +422,18 @@ def calibrate(
     camera: dict[str, Any] | None = None,
     far: bool = False,
     lens: bool = False,
+    by_hand: bool = False,
 ) -> Calibration:
     """Make a calibration from one frame: the grid found (or ``corners`` given, upright order;
     ``far``: looked for as in a photo, where the board may stand small, see
     :func:`~board_pi.vision.locate.find_board`). With ``lens``, the bend of the camera's lens is
     measured first (:func:`measure_bend`) and the frame straightened by it: the corners given
     are in the frame's own pixels, those kept in the straightened frame's.
+
+    ``by_hand``: the ``corners`` were given by a person, and are snapped to the grid's lines
+    where the lines agree on a place near them
+    (:func:`~board_pi.vision.locate.refine.snap_hand_corners`); every frame at the table is read
+    through them, so a click a third of a square off would misread the game's squares.
 
     Markers seen in the frame are recorded in grid units, so later frames can place the grid
     from them alone, and every square's appearance (the frame should show the empty board:
@@ -453,6 +459,9 @@ def calibrate(
         corners = np.asarray(corners, np.float32).reshape(4, 2)
         if not cv2.isContourConvex(corners.reshape(-1, 1, 2)):
             raise CalibrationError("the four corners given do not make a convex quadrilateral")
+        if by_hand:
+            snapped = snap_hand_corners(cv2.cvtColor(as_bgr(image), cv2.COLOR_BGR2GRAY), corners)
+            corners = corners if snapped is None else snapped
         rot = 0 if rotation is None else rotation
     markers: dict[int, np.ndarray] = {}
     if use_markers:

@@ -151,6 +151,61 @@ def test_wrong_frame_size_fails_the_check() -> None:
     assert not verdict.ok and "calibrated for 1280x960" in verdict.reason
 
 
+@pytest.mark.parametrize("seed", [31_000_001, 31_000_002, 31_000_005])
+def test_corners_given_by_hand_snap_to_the_lines(seed: int) -> None:
+    """At a table every frame is read through the calibration's corners: a hand's corners a third
+    of a square off are put on the grid's lines (rendered empty boards in three random looks)."""
+    from board_pi.vision.render import render_board
+
+    board = render_board(["." * 15] * 15, seed=seed, hand=False)
+    side = float(np.linalg.norm(board.corners[1] - board.corners[0])) / 15
+    given = board.corners + np.random.default_rng(seed).uniform(-0.35, 0.35, (4, 2)).astype(np.float32) * side
+    assert corner_error(given, board.corners) > 0.25 * side
+    assert corner_error(calibrate(board.image, corners=given, by_hand=True).corners, board.corners) < 0.06 * side
+    # Not by hand (a renderer's or a saved profile's corners): taken as they are.
+    assert np.array_equal(calibrate(board.image, corners=given).corners, given)
+
+
+def test_corners_given_by_hand_snap_on_real_photos(shared_data: Path) -> None:
+    """The 2015 game's tuning photos, tiles and all, each with its labelled corners a third of a
+    square off: most put back on the lines, none further off than the hand."""
+    from board_pi.vision.evaluate import hand_labelled, real_split
+    from board_pi.vision.frames import load_image
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    split = real_split()["jheidel-2015"]
+    rng = np.random.default_rng(5)
+    near, n = 0, 0
+    for name, path, _, corners in hand_labelled(data / "jheidel_labels.json", data / "jheidel_corners.json",
+                                                shared_data / "real-photos" / "jheidel-game"):
+        if split.part(name) != "tuning":
+            continue
+        truth = np.float32(corners).reshape(4, 2)
+        side = float(np.linalg.norm(truth[1] - truth[0])) / 15
+        given = truth + rng.uniform(-0.3, 0.3, (4, 2)).astype(np.float32) * side
+        snapped = calibrate(load_image(path), corners=given, by_hand=True, use_markers=False).corners
+        assert corner_error(snapped, truth) <= corner_error(given, truth) + 0.02 * side, name
+        near += corner_error(snapped, truth) < 0.1 * side
+        n += 1
+    assert n >= 20 and near >= 0.75 * n, (near, n)
+
+
+def test_corners_given_by_hand_kept_where_no_lines_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from board_pi.cli import main
+
+    rng = np.random.default_rng(7)
+    frame = cv2.GaussianBlur(rng.integers(0, 255, (960, 1280, 3)).astype(np.uint8), (0, 0), 3)
+    given = np.float32([[300, 150], [1000, 160], [990, 850], [310, 840]])
+    assert np.array_equal(calibrate(frame, corners=given, by_hand=True).corners, given)
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), frame)
+    arg = ",".join(f"{v:.0f}" for v in given.ravel())
+    assert main(["calibrate", str(img), "--corners", arg, "--no-lens", "--out", str(tmp_path / "c.json")]) == 0
+    said = capsys.readouterr().out
+    assert "the corners given kept as they are" in said
+    assert np.allclose(load(tmp_path / "c.json").corners, given)
+
+
 def test_no_board_no_calibration() -> None:
     with pytest.raises(CalibrationError, match="no board found"):
         calibrate(np.full((480, 640, 3), 90, np.uint8))
@@ -242,10 +297,16 @@ def test_calibrate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     cal = load(out)
     assert cal.camera == {"source": str(img)} and cal.rotation == 270
     assert corner_error(cal.corners, scene.corners) < 0.2 * scene.square_px
-    # Corners given by hand, upright order.
-    given = ",".join(f"{v:.1f}" for v in scene.corners.ravel())
-    assert main(["calibrate", str(img), "--corners", given, "--rotation", "270", "--out", str(out)]) == 0
-    assert np.allclose(load(out).corners, scene.corners, atol=0.1)
+    # Corners given by hand, upright order: snapped to the grid's lines, from where they are
+    # and from a third of a square off (a click on a 1280x960 frame).
+    off = np.random.default_rng(3).uniform(-0.35, 0.35, (4, 2)).astype(np.float32) * scene.square_px
+    for hand in (scene.corners, scene.corners + off):
+        given = ",".join(f"{v:.1f}" for v in hand.ravel())
+        capsys.readouterr()
+        assert main(["calibrate", str(img), "--corners", given, "--rotation", "270", "--out", str(out)]) == 0
+        assert "the corners given snapped to the grid's lines" in capsys.readouterr().out
+        assert corner_error(load(out).corners, scene.corners) < 0.05 * scene.square_px
+    assert corner_error(scene.corners + off, scene.corners) > 0.3 * scene.square_px
     # The same board under a lamp too close: calibrated, with a warning to take the light down.
     cv2.imwrite(str(img), np.clip(scene.image * 1.6, 0, 255).astype(np.uint8))
     capsys.readouterr()

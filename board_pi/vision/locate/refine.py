@@ -7,10 +7,12 @@ found moves the corners, unless it would move one so far that it found something
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
-from ..geometry import GRID, top_down_homography, warp_grid
+from ..geometry import GRID, square_side, top_down_homography, warp_grid
 from .tuning import TUNING, FinderTuning
 
 
@@ -46,12 +48,122 @@ def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = 
     return out.astype(np.float32)
 
 
+def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TUNING) -> np.ndarray | None:
+    """Corners a person gave (``board-pi calibrate --corners``) snapped to the grid's lines, or
+    None where too few of the lines are found near them, or they do not agree on one grid.
+
+    :func:`snap_to_lines` refines a grid already found, off by a small part of a square; a
+    hand's click is off by more, and turns and slants the grid. A piece of line tells only
+    where its line lies across it, so here each line is fitted through its pieces and the grid
+    fitted to the lines' crossings, which places it along the lines as well. Each round looks
+    for the lines where the last one put them (``tuning.hand_rounds``).
+    """
+    start = np.asarray(corners, np.float32).reshape(4, 2)
+    square_px = tuning.refine_square_px
+    m = square_px
+    g = float(GRID * square_px)
+    dst = np.array([[m, m], [m + g, m], [m + g, m + g], [m, m + g]], np.float32)
+    side = square_side(start)
+    # Looked for further either side than a found grid's lines: a hand is further off.
+    wide = replace(tuning, refine_search=tuning.hand_search)
+    now = start
+    for _ in range(tuning.hand_rounds):
+        # The lines' polarity (dark grooves or light ones) is judged here by the grid the lines
+        # make, not by where the hand put them: both are tried and the one more lines agree on kept.
+        fits = [_crossings(*_pieces(gray, now, wide, dark, wide_lines=True), wide) for dark in (True, False)]
+        fit = max((f for f in fits if f is not None), key=lambda f: f[1], default=None)
+        if fit is None:
+            return None
+        Hc, agree = fit
+        H = top_down_homography(now, square_px, m)
+        in_top = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hc).reshape(-1, 2)
+        out = cv2.perspectiveTransform(in_top.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2).astype(np.float32)
+        moved = float(np.linalg.norm(out - now, axis=1).max())
+        now = out
+        if moved < tuning.hand_settled * side:
+            break
+    # Still moving, or many crossings off the grid fitted: the pieces were pulled more than one
+    # way (faint lines, with a premium square's edges beside them, or tiles over many of them).
+    if moved >= tuning.hand_settled * side or agree < tuning.hand_agree:
+        return None
+    # Further than a hand is off: the lines found are some other lines (the board's edge, a rack).
+    if float(np.linalg.norm(now - start, axis=1).max()) > tuning.hand_max_move * side:
+        return None
+    return now
+
+
+def _crossings(good: np.ndarray, seen_x: np.ndarray, along: np.ndarray, x0: np.ndarray,
+               tuning: FinderTuning) -> tuple[np.ndarray, float] | None:
+    """The homography from where the grid's inner lines should cross in the rectified view to
+    where the lines fitted through their pieces (:func:`_pieces`) cross, and the share of the
+    crossings that agree with it; None where too few lines are fitted each way, or too few
+    crossings agree."""
+    tol = tuning.refine_inlier * tuning.refine_square_px
+    # fits[0][k]: line k down the board, x = a + b * y; fits[1][k]: across it, y = a + b * x.
+    # The grid's two outer lines are left out: a board's frame or edge beside them is often the
+    # stronger line (rendered boards: found up to a fifth of a square outside).
+    fits = [[_line_through(along[a, :, k][good[a, :, k]], seen_x[a, :, k][good[a, :, k]], tol)
+             if 0 < k < GRID else None for k in range(GRID + 1)] for a in (0, 1)]
+    down = [(k, f) for k, f in enumerate(fits[0]) if f is not None]
+    across = [(k, f) for k, f in enumerate(fits[1]) if f is not None]
+    if min(len(down), len(across)) < tuning.hand_min_lines:
+        return None
+    ideal, seen = [], []
+    for i, (a, b) in down:
+        for j, (c, d) in across:
+            x = (a + b * c) / (1.0 - b * d)
+            ideal.append((x0[i], x0[j]))
+            seen.append((x, c + d * x))
+    Hc, inl = cv2.findHomography(np.float32(ideal), np.float32(seen), cv2.RANSAC, tol)
+    if Hc is None or int(inl.sum()) < tuning.hand_min_lines ** 2:
+        return None
+    return Hc, int(inl.sum()) / len(ideal)
+
+
+def _line_through(along: np.ndarray, across: np.ndarray, tol: float) -> tuple[float, float] | None:
+    """The straight line ``across = a + b * along`` through a line's pieces, as ``(a, b)``; the
+    piece furthest off left out once where it lies more than ``tol`` off (a tile's edge, say).
+    None with fewer than three pieces to fit, or pieces that still do not lie on one line."""
+    for _ in range(2):
+        if len(along) < 3:
+            return None
+        b, a = np.polyfit(along, across, 1)
+        off = np.abs(across - (a + b * along))
+        if off.max() <= tol:
+            return float(a), float(b)
+        keep = np.arange(len(along)) != int(off.argmax())
+        along, across = along[keep], across[keep]
+    return None
+
+
 def line_pieces(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TUNING) -> tuple[np.ndarray, np.ndarray]:
     """The pieces of the 16+16 grid lines found near where ``corners`` put them, in a rectified
     view of ``tuning.refine_square_px`` a square with a square's margin: where each piece should
     lie and where it was found, two (n, 2) arrays. Each line is cut into ``tuning.refine_pieces``
     pieces, each looked for within ``tuning.refine_search`` of a square either side; a piece not
     standing out from its surroundings is left out."""
+    good, seen_x, along, x0 = _pieces(gray, corners, tuning)
+    ideal_x = np.broadcast_to(x0[None, None, :], seen_x.shape).astype(np.float64)
+    ideal_pts, seen_pts = [], []
+    for axis in (0, 1):
+        g_ = good[axis]
+        if axis == 0:  # vertical lines: x measured, y along
+            ideal_pts.append(np.stack([ideal_x[axis][g_], along[axis][g_]], 1))
+            seen_pts.append(np.stack([seen_x[axis][g_], along[axis][g_]], 1))
+        else:
+            ideal_pts.append(np.stack([along[axis][g_], ideal_x[axis][g_]], 1))
+            seen_pts.append(np.stack([along[axis][g_], seen_x[axis][g_]], 1))
+    return np.concatenate(ideal_pts).astype(np.float32), np.concatenate(seen_pts).astype(np.float32)
+
+
+def _pieces(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning, dark: bool | None = None,
+            wide_lines: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each piece of each line looked for (:func:`line_pieces`), in the rectified view: whether it
+    was found, where across its line, and where along it, three (2 axes, pieces, 16 lines) arrays
+    (axis 0 the lines down the board, whose x is measured); and where the 16 lines should lie.
+    ``dark``: the lines are darker than the squares (True) or lighter (False); None, whichever
+    peaks on the lines where ``corners`` put them. ``wide_lines``: the lines may be grooves a good
+    part of a square wide, each placed at its middle."""
     square_px = tuning.refine_square_px
     m = square_px
     side = GRID * square_px + 2 * m
@@ -61,7 +173,8 @@ def line_pieces(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TU
     on_idx = np.array([m + k * square_px for k in range(GRID + 1)])
     off_idx = on_idx[:-1] + square_px // 2
     best = None
-    for R in (np.maximum(bg - top, 0), np.maximum(top - bg, 0)):
+    looks = {True: np.maximum(bg - top, 0), False: np.maximum(top - bg, 0)}  # dark lines, light lines
+    for R in (looks.values() if dark is None else (looks[dark],)):
         # The grid's polarity is the one whose response peaks on the predicted lines.
         col = R[m:m + int(g)].mean(axis=0)
         score = float(col[on_idx].mean() - col[off_idx].mean())
@@ -90,15 +203,18 @@ def line_pieces(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TU
     den = a_ - 2 * peak + c_
     sub = np.where(np.abs(den) > 1e-9, 0.5 * (a_ - c_) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
     seen_x = x0[None, None, :] + offs[0] + t + sub  # across the line
+    if wide_lines:
+        # A groove wider than a line shows as its two edges, and the higher one changes from
+        # piece to piece. The profile's centre of symmetry is the groove's middle (a thin line's
+        # own peak): the peak of the profile, its floor taken off, convolved with itself.
+        lifted = np.maximum(prof - np.median(prof, axis=3, keepdims=True), 0).reshape(-1, len(offs))
+        auto = np.stack([np.convolve(p_, p_) for p_ in lifted]).reshape(prof.shape[:3] + (2 * len(offs) - 1,))
+        u = np.clip(auto.argmax(axis=3), 1, auto.shape[3] - 2)
+        top_ = np.take_along_axis(auto, u[..., None], axis=3)[..., 0]
+        lo = np.take_along_axis(auto, (u - 1)[..., None], axis=3)[..., 0]
+        hi = np.take_along_axis(auto, (u + 1)[..., None], axis=3)[..., 0]
+        den = lo - 2 * top_ + hi
+        sub = np.where(np.abs(den) > 1e-9, 0.5 * (lo - hi) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
+        seen_x = x0[None, None, :] + offs[0] + (u + sub) / 2
     along = (m + (np.arange(pieces) + 0.5) * piece)[None, :, None] * np.ones_like(seen_x)
-    ideal_x = np.broadcast_to(x0[None, None, :], seen_x.shape).astype(np.float64)
-    ideal_pts, seen_pts = [], []
-    for axis in (0, 1):
-        g_ = good[axis]
-        if axis == 0:  # vertical lines: x measured, y along
-            ideal_pts.append(np.stack([ideal_x[axis][g_], along[axis][g_]], 1))
-            seen_pts.append(np.stack([seen_x[axis][g_], along[axis][g_]], 1))
-        else:
-            ideal_pts.append(np.stack([along[axis][g_], ideal_x[axis][g_]], 1))
-            seen_pts.append(np.stack([along[axis][g_], seen_x[axis][g_]], 1))
-    return np.concatenate(ideal_pts).astype(np.float32), np.concatenate(seen_pts).astype(np.float32)
+    return good, seen_x, along, x0

@@ -217,6 +217,23 @@ class FinderTuning:
     refine_max_move: float = 0.35
     """A refinement moving a corner further than this (in squares) found something else: dropped."""
 
+    # -- snapping corners given by hand (``calibrate --corners``) to the lines
+    hand_search: float = 0.45
+    """How far (squares) each line is looked for either side of where the hand's corners put it."""
+    hand_rounds: int = 4
+    """Rounds of :func:`.refine.snap_hand_corners`, each looking where the last put the lines."""
+    hand_settled: float = 0.05
+    """A round moving no corner further than this (squares) ends the snapping; a last round
+    moving one further leaves the hand's corners as they were (the lines disagree). Rounds on
+    real tuning photos settle within 0.02-0.05 of a square (their boards are not flat)."""
+    hand_agree: float = 0.9
+    """The share of the lines' crossings that must lie on the grid snapped to, else the hand's
+    corners are kept."""
+    hand_min_lines: int = 8
+    """Lines each way that must be fitted (each through three of its pieces or more)."""
+    hand_max_move: float = 0.6
+    """Corners snapped further than this (squares) from the hand's are some other lines: not kept."""
+
     # -- which way up, from the tiles' point values
     orientation_square_px: int = 32
     """Pixels per square of the rectified view the tiles' marks are looked for in."""
