@@ -36,7 +36,7 @@ from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER,
 from board_pi.vision.frames import FrameSourceError, as_bgr, grain, load_photo, washed_out
 from board_pi.vision.geometry import PREMIUM_MASK, square_side, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
-from board_pi.vision.locate.refine import snap_to_lines
+from board_pi.vision.locate.refine import snap_hand_corners, snap_to_lines
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
 from board_pi.vision.values import cut as value_cut
 
@@ -1064,7 +1064,8 @@ class Reader:
         """Probabilities ``p`` of ``squares`` with those of ``open_`` (not read as committed)
         that the model doubts, or gives a blank :attr:`HAND_ASK_BLANK` or more, averaged with
         their reading through ``corners`` snapped to the grid's lines
-        (:func:`~board_pi.vision.locate.refine.snap_to_lines`), where the snap moves them by
+        (:func:`~board_pi.vision.locate.refine.snap_hand_corners`, or where its lines disagree,
+        :func:`~board_pi.vision.locate.refine.snap_to_lines`), where the snap moves them by
         :attr:`HAND_MOVE` or more.
 
         Corners given by hand are a person's clicks, and may be a fifth of a square off; a
@@ -1081,12 +1082,25 @@ class Reader:
         otherwise: two letters on empty squares read empty and a blank found; two empty squares
         read as letters either way, each as another now; and one empty square more read as a
         blank (the model, through the snapped corners, 0.75 sure of a blank on an empty square
-        of nearly a tile's colour)."""
+        of nearly a tile's colour).
+
+        The hand's snap (fitting the lines, then the grid to their crossings) in place of the
+        found grid's (2026-12-03), on the real tuning photos (2015 game and declanfinerty) moved
+        at random by up to 0.25, 0.3 and 0.35 of a square: squares read wrong 2, 18, 36 -> 1, 4,
+        27, phantom blanks 1, 2, 5 -> 1, 2, 2, blanks missed 0, 0, 2 as before (up to 0.2 none
+        wrong either way). On the 120 rendered tuning boards, exact and moved by up to 0.2 and 0.3:
+        squares read wrong 13, 18, 48 -> 11, 16, 31, phantom blanks 0, 0, 1 -> 0, 0, 0, blanks
+        missed 4, 7, 8 -> 4, 7, 9. Reading outright through the hand's snap, where it snaps, read
+        the photos better still (1 square wrong at 0.3) but missed three blanks more on the
+        rendered boards through their exact corners (4 -> 7), so the hand's corners still count."""
         blank = self.classes.index(BLANK_CLASS)
         ask = np.flatnonzero(open_ & ((p[:, blank] > self.HAND_ASK_BLANK) | (p.max(1) < self.SURE)))
         if not len(ask):
             return p
-        snapped = snap_to_lines(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners)
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        snapped = snap_hand_corners(gray, corners)
+        if snapped is None:
+            snapped = snap_to_lines(gray, corners)
         if snapped is None or float(np.linalg.norm(snapped - corners, axis=1).max()) < self.HAND_MOVE * square_side(corners):
             return p
         theirs = self._look(_warp(image, snapped), [squares[i] for i in ask], look_again, None)[0]
