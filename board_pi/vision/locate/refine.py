@@ -66,10 +66,11 @@ def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTunin
     side = square_side(start)
     # Looked for further either side than a found grid's lines: a hand is further off.
     wide = replace(tuning, refine_search=tuning.hand_search)
-    now = start
+    now, moved, agree = start, float("inf"), 0.0
     for _ in range(tuning.hand_rounds):
         # The lines' polarity (dark grooves or light ones) is judged here by the grid the lines
-        # make, not by where the hand put them: both are tried and the one more lines agree on kept.
+        # make, not by where the hand put them: both are tried, and the one whose crossings
+        # agree the more on one grid kept.
         fits = [_crossings(*_pieces(gray, now, wide, dark, wide_lines=True), wide) for dark in (True, False)]
         fit = max((f for f in fits if f is not None), key=lambda f: f[1], default=None)
         if fit is None:
@@ -208,12 +209,14 @@ def _pieces(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning, dark: b
         # piece to piece. The profile's centre of symmetry is the groove's middle (a thin line's
         # own peak): the peak of the profile, its floor taken off, convolved with itself.
         lifted = np.maximum(prof - np.median(prof, axis=3, keepdims=True), 0).reshape(-1, len(offs))
-        auto = np.stack([np.convolve(p_, p_) for p_ in lifted]).reshape(prof.shape[:3] + (2 * len(offs) - 1,))
+        n = 2 * len(offs) - 1
+        auto = np.fft.irfft(np.fft.rfft(lifted, n=2 * len(offs), axis=1) ** 2, n=2 * len(offs), axis=1)[:, :n]
+        auto = auto.reshape(prof.shape[:3] + (n,))
         u = np.clip(auto.argmax(axis=3), 1, auto.shape[3] - 2)
-        top_ = np.take_along_axis(auto, u[..., None], axis=3)[..., 0]
+        crest = np.take_along_axis(auto, u[..., None], axis=3)[..., 0]
         lo = np.take_along_axis(auto, (u - 1)[..., None], axis=3)[..., 0]
         hi = np.take_along_axis(auto, (u + 1)[..., None], axis=3)[..., 0]
-        den = lo - 2 * top_ + hi
+        den = lo - 2 * crest + hi
         sub = np.where(np.abs(den) > 1e-9, 0.5 * (lo - hi) / np.where(np.abs(den) > 1e-9, den, 1.0), 0.0)
         seen_x = x0[None, None, :] + offs[0] + (u + sub) / 2
     along = (m + (np.arange(pieces) + 0.5) * piece)[None, :, None] * np.ones_like(seen_x)
