@@ -1054,7 +1054,8 @@ class Reader:
     """How far (squares) the snap must move a hand's corner before the squares are looked at again
     through it. Closer, the two cut the same squares to within two of the shifted cuts' nudges
     (:attr:`NUDGE_PX`), and the snap may be the one that is off: on rendered boards, whose corners
-    are exact, it moves them 0.09 of a square on average. Chosen on the real tuning photos and 120
+    are exact, the finder's snap moves them 0.09 of a square on average (the hand's snap, used
+    first since 2026-12-03, 0.03 on rendered empty boards). Chosen on the real tuning photos and 120
     rendered tuning boards (seeds 25,000,000 on), their corners moved at random: with no least
     move, the photos read one phantom blank fewer at a fifth of a square, but the boards read
     through their exact corners missed one blank more (4 of 164)."""
