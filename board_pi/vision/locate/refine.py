@@ -27,10 +27,6 @@ def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = 
     """The grid's corners snapped to its lines, or None where too few pieces of the 16+16 lines
     are found near where ``corners`` put them, or they do not agree on one grid."""
     square_px = tuning.refine_square_px
-    m = square_px
-    g = float(GRID * square_px)
-    H = top_down_homography(corners, square_px, m)
-    dst = np.array([[m, m], [m + g, m], [m + g, m + g], [m, m + g]], np.float32)
     ideal_pts, seen_pts = line_pieces(gray, corners, tuning)
     if len(ideal_pts) < tuning.refine_min_points:
         return None
@@ -39,8 +35,7 @@ def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = 
     Hc, inl = cv2.findHomography(ideal_pts, seen_pts, cv2.RANSAC, square_px * tuning.refine_inlier)
     if Hc is None or int(inl.sum()) < tuning.refine_min_inliers:
         return None
-    in_top = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hc).reshape(-1, 2)
-    out = cv2.perspectiveTransform(in_top.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
+    out = _moved_by(corners, Hc, square_px)
     # A refinement that moves a corner by more than a third of a square found something else.
     sq = float(np.linalg.norm(corners[1] - corners[0])) / GRID
     if float(np.linalg.norm(out - corners, axis=1).max()) > tuning.refine_max_move * sq:
@@ -49,8 +44,9 @@ def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = 
 
 
 def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TUNING) -> np.ndarray | None:
-    """Corners a person gave (``board-pi calibrate --corners``) snapped to the grid's lines, or
-    None where too few of the lines are found near them, or they do not agree on one grid.
+    """Corners a person gave (``board-pi calibrate --corners``, ``read --corners``) snapped to the
+    grid's lines, or None where too few of the lines are found near them, or they do not agree
+    on one grid.
 
     :func:`snap_to_lines` refines a grid already found, off by a small part of a square; a
     hand's click is off by more, and turns and slants the grid. A piece of line tells only
@@ -59,10 +55,6 @@ def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTunin
     for the lines where the last one put them (``tuning.hand_rounds``).
     """
     start = np.asarray(corners, np.float32).reshape(4, 2)
-    square_px = tuning.refine_square_px
-    m = square_px
-    g = float(GRID * square_px)
-    dst = np.array([[m, m], [m + g, m], [m + g, m + g], [m, m + g]], np.float32)
     side = square_side(start)
     # Looked for further either side than a found grid's lines: a hand is further off.
     wide = replace(tuning, refine_search=tuning.hand_search)
@@ -76,9 +68,7 @@ def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTunin
         if fit is None:
             return None
         Hc, agree = fit
-        H = top_down_homography(now, square_px, m)
-        in_top = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hc).reshape(-1, 2)
-        out = cv2.perspectiveTransform(in_top.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2).astype(np.float32)
+        out = _moved_by(now, Hc, tuning.refine_square_px).astype(np.float32)
         moved = float(np.linalg.norm(out - now, axis=1).max())
         now = out
         if moved < tuning.hand_settled * side:
@@ -91,6 +81,17 @@ def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTunin
     if float(np.linalg.norm(now - start, axis=1).max()) > tuning.hand_max_move * side:
         return None
     return now
+
+
+def _moved_by(corners: np.ndarray, Hc: np.ndarray, square_px: int) -> np.ndarray:
+    """The grid's ``corners`` moved by ``Hc``, a homography within the rectified view of
+    ``square_px`` a square and a square's margin (as :func:`_pieces` looks in), back in the image's pixels."""
+    m = square_px
+    g = float(GRID * square_px)
+    dst = np.array([[m, m], [m + g, m], [m + g, m + g], [m, m + g]], np.float32)
+    in_top = cv2.perspectiveTransform(dst.reshape(-1, 1, 2), Hc).reshape(-1, 2)
+    H = top_down_homography(corners, square_px, m)
+    return cv2.perspectiveTransform(in_top.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2)
 
 
 def _crossings(good: np.ndarray, seen_x: np.ndarray, along: np.ndarray, x0: np.ndarray,
