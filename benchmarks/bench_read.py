@@ -17,10 +17,12 @@ Prints, against issue 4's targets:
   whichever way up as ``board-pi read`` does: how many are read a turn wrong, how many of those
   and of the rest are said to be in doubt (:attr:`~board_pi.vision.read.Turn.in_doubt`), and how
   many have too few tiles read to tell;
-- time per 1280x960 frame at a table for finding the board plus reading all 225 squares (target
+- time per 1280x960 frame at a table with no calibration, which finds the board in every frame
+  (``table.vision.default_locator``), for finding the board plus reading all 225 squares (target
   250 ms) and plus reading only a play's worth of changed squares (target 60 ms), the board taken
-  in the turn the table's calibration knows (how often the finder's own turn claim is wrong is
-  printed); and for a single photo, found and read whichever way up (``board-pi read``);
+  in the turn nearest the last frame's, as that finder takes it; and for a single photo, found
+  (its turn from the tiles' values: how often that claim is wrong is printed) and read whichever
+  way up (``board-pi read``);
 - peak memory of this process (target 200 MB), and of one reading a 12-megapixel phone photo as
   `board-pi read` does (decoded at half size; target 200 MB as well), and one of a board standing
   small in such a photo (found looking far, in the finder's 2048-pixel copy, read at full size), with
@@ -46,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from board_pi.vision.editions import EDITIONS, edition_style, tournament_tiles  # noqa: E402
-from board_pi.table.vision import _closest_turn  # noqa: E402
+from board_pi.table.vision import default_locator  # noqa: E402
 from board_pi.vision.evaluate import (Tally, evaluate_enrolled, evaluate_found, evaluate_photos, evaluate_real,  # noqa: E402
                                       evaluate_synthetic, game_like_rows, hand_labelled, real_boards, real_split)
 from board_pi.vision.read import Reader  # noqa: E402
@@ -245,6 +247,8 @@ def main() -> int:
         from board_pi.vision.locate import find_board  # the board finder (issue 4, another branch)
     except ImportError:
         find_board = None
+    # A table with no calibration finds the board in every frame with this (table.vision).
+    locate = default_locator()
     frames = []
     for k in range(args.repeats):
         rows = game_like_rows(np.random.default_rng(40_000_000 + k))
@@ -257,15 +261,13 @@ def main() -> int:
     for fr in frames:
         t0 = time.perf_counter()
         corners = fr.corners
-        if find_board is not None:
-            loc = find_board(fr.image)
-            # A table's camera knows which way up the board lies (its calibration and first tiles):
-            # the board found again is taken in the turn nearest the calibrated corners, as the
-            # table's tracker does (table.vision._closest_turn). The finder's own claim from the
-            # tiles' values is counted, not used.
-            corners = _closest_turn(loc.corners, fr.corners) if loc is not None else fr.corners
-            found += loc is not None
-            claimed_wrong += loc is not None and not np.allclose(loc.corners, corners)
+        if locate is not None:
+            # A table's camera knows which way up the board lies (the last frame): the board
+            # found again is taken in the turn nearest it, as the table's own finder does
+            # (table.vision.default_locator), the tiles' values not read for it.
+            got = locate(fr.image, previous=fr.corners)
+            corners = got if got is not None else fr.corners
+            found += got is not None
         t1 = time.perf_counter()
         reader.read(fr.image, corners)
         t2 = time.perf_counter()
@@ -274,17 +276,21 @@ def main() -> int:
         find_t.append(t1 - t0)
         full_t.append(t2 - t0)
         part_t.append(t3 - t2 + (t1 - t0))
-        if find_board is not None and loc is not None:
-            # A single photo (`board-pi read` without corners): found, then read whichever way up.
+        if find_board is not None:
+            # A single photo (`board-pi read` without corners): found (the turn from the tiles'
+            # values), then read whichever way up. The finder's own turn claim is counted.
             t4 = time.perf_counter()
-            reader.read_upright(fr.image, loc.corners)
-            photo_t.append(time.perf_counter() - t4 + (t1 - t0))
+            loc = find_board(fr.image)
+            if loc is not None:
+                reader.read_upright(fr.image, loc.corners)
+                photo_t.append(time.perf_counter() - t4)
+                claimed_wrong += got is not None and not np.allclose(loc.corners, got)
     ms = lambda xs: f"{1000 * statistics.median(xs):.0f} ms (median of {len(xs)})"  # noqa: E731
-    how = "finding the board + " if find_board is not None else "(no board finder on this branch: corners given) "
-    print(f"time per 1280x960 frame at a table, {how}reading:")
-    if find_board is not None:
+    how = "finding the board + " if locate is not None else "(no board finder on this branch: corners given) "
+    print(f"time per 1280x960 frame at a table with no calibration, {how}reading:")
+    if locate is not None:
         print(f"  finding the board  {ms(find_t)}, found in {found} of {len(frames)} (a hand in about a third); "
-              f"its own turn claim wrong on {claimed_wrong} of {found}")
+              f"the finder's own turn claim (a single photo's) wrong on {claimed_wrong} of {len(photo_t)}")
     print(f"  all 225 squares    {ms(full_t)}   (target 250 ms)")
     print(f"  7 changed squares  {ms(part_t)}   (target 60 ms)")
     if photo_t:

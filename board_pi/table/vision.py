@@ -33,7 +33,8 @@ class ReaderStats:
 class VisionReader:
     """Frame -> :class:`BoardReading`, reading only changed squares.
 
-    ``locate(frame)`` returns the grid's 4 corners (TL, TR, BR, BL) or None; ``calibration()``
+    ``locate(frame)`` returns the grid's 4 corners (TL, TR, BR, BL) or None (without it, and
+    without a ``tracker``, the board is found in every frame: :func:`default_locator`); ``calibration()``
     gives saved corners for when locating fails (a fixed installation); ``change_threshold`` is
     the mean grey-level difference (0-255) at which a square counts as changed, and
     ``colour_threshold`` the mean difference in colour (CIELAB a* and b*, summed) at which it does:
@@ -61,7 +62,9 @@ class VisionReader:
         if memory is not None:
             reader.memory = memory.profile()
         self.tracker = tracker  # a vision.calibration.Tracker: a fixed camera's saved view, kept true
-        self.locate = locate if locate is not None or tracker is not None else default_locator()
+        # Our own finder is also given the last frame's corners (see default_locator).
+        self._own_locator = locate is None and tracker is None
+        self.locate = locate if not self._own_locator else default_locator()
         self.calibration = calibration
         self.change_threshold = change_threshold
         self.colour_threshold = colour_threshold
@@ -90,7 +93,7 @@ class VisionReader:
             if self.tracker.moves != moves:
                 corners = self._orient(frame, corners, before)
         elif self.locate is not None:
-            found = self.locate(frame)
+            found = self.locate(frame, self.last_corners) if self._own_locator else self.locate(frame)
             if found is not None:
                 corners = _closest_turn(np.asarray(found, np.float32).reshape(4, 2), self.last_corners)
         if corners is not None:
@@ -362,14 +365,24 @@ def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarra
     return corners if previous is None else np.roll(corners, -nearest_turn(corners, previous), axis=0)
 
 
-def default_locator() -> Callable[[np.ndarray], np.ndarray | None] | None:
-    """The automatic board finder, if the vision stage that finds boards is installed."""
+def default_locator() -> Callable[..., np.ndarray | None] | None:
+    """The automatic board finder, if the vision stage that finds boards is installed:
+    ``locate(frame, previous=None)``, the grid's corners in upright order or None.
+
+    Given the last frame's corners (``previous``), the turn is the one nearest them, as
+    :func:`_closest_turn` would take it anyway, so the tiles' point values are not read for it:
+    the same corners, a few milliseconds sooner on every frame. Without them (the first frame)
+    the tiles tell the turn.
+    """
     try:
-        from ..vision.locate import find_board
+        from ..vision.locate import find_board, locate_grid
     except ImportError:
         return None
 
-    def locate(frame: np.ndarray) -> np.ndarray | None:
+    def locate(frame: np.ndarray, previous: np.ndarray | None = None) -> np.ndarray | None:
+        if previous is not None:
+            got = locate_grid(frame)
+            return None if got is None else _closest_turn(got[0], previous)
         found = find_board(frame)
         return None if found is None else found.corners
 

@@ -276,3 +276,29 @@ def test_a_tile_whose_only_neighbour_is_a_blank_missed_at_first_is_read_with_it(
     reading = eyes.read(camera.read())
     assert reading is not None
     assert [reading.grid[r][10] for r in range(3, 11)] == list("INNOVA?E"), reading.grid
+
+
+def test_a_table_with_no_calibration_finds_the_board_in_every_frame_keeping_its_turn() -> None:
+    from board_pi.table.vision import default_locator
+    from board_pi.vision.locate import find_board
+
+    locate = default_locator()
+    assert locate is not None
+    # Tiles on it, so that the first frame's turn comes from their point values.
+    image, corners = frame(SAMPLE_ROWS, 4)
+    loc = find_board(image)
+    assert loc is not None and loc.rotation == 0
+    assert np.allclose(locate(image), loc.corners)
+    assert np.abs(loc.corners - corners).max() < 3  # the grid where the renderer drew it
+    # After that, the last frame's corners tell the turn: the tiles are not asked. A board the
+    # last frame had a quarter turn round (A1 at the image's top right) keeps that turn.
+    for k in range(4):
+        previous = np.roll(corners, -k, axis=0)
+        assert np.allclose(locate(image, previous=previous), np.roll(loc.corners, -k, axis=0))
+    assert locate(np.zeros((480, 640, 3), np.uint8), previous=corners) is None
+    # The table's reader does so itself: the first frame turned by the tiles, the next by it.
+    reader = VisionReader()
+    assert reader.read(image) is not None and np.allclose(reader.last_corners, loc.corners)
+    reader.last_corners = np.roll(loc.corners, -1, axis=0)
+    reader.read(image)
+    assert np.allclose(reader.last_corners, np.roll(loc.corners, -1, axis=0))

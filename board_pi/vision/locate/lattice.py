@@ -78,18 +78,27 @@ def _grow(quads: Quads, seed: int, neighbours: np.ndarray, tuning: FinderTuning)
     pitch = np.zeros((n, 2, 2), np.float32)
     pitch[seed] = _seed_pitch(quads, seed, neighbours)
     labels: dict[int, tuple[int, int]] = {seed: (0, 0)}
+    lattice = np.zeros((n, 2), np.int64)  # each labelled square's label, as an array
     labelled = np.zeros(n, bool)
     labelled[seed] = True
     taken: set[tuple[int, int]] = {(0, 0)}
     steps_i = _STEPS.astype(np.int64)
-    frontier = [seed]
-    while frontier:
-        F = np.array(frontier, np.int64)
+    # A step along a lattice axis (not diagonal, not two squares): which axis, and which way.
+    axis_of = np.where(steps_i[:, 1] == 0, 0, 1)
+    sign_of = np.where(axis_of == 0, steps_i[:, 0], steps_i[:, 1]).astype(np.float64)
+    one_step = np.abs(steps_i).sum(axis=1) == 1
+    Cx, Cy = C[:, 0], C[:, 1]
+    frontier = np.array([seed], np.int64)
+    while len(frontier):
+        F = frontier
         P = pitch[F]  # (k, 2, 2)
         preds = C[F][:, None, :] + np.einsum("sd,kde->kse", _STEPS, P)  # (k, 12, 2)
         cand = neighbours[F]  # (k, m)
-        diff = C[cand][:, None, :, :] - preds[:, :, None, :]
-        D2 = (diff * diff).sum(axis=3)  # (k, 12, m) squared: the root of the nearest only
+        # Squared distances (k, 12, m), x and y apart (the same sums as over a last axis of two):
+        # the root of the nearest only.
+        dx = Cx[cand][:, None, :] - preds[:, :, 0, None]
+        dy = Cy[cand][:, None, :] - preds[:, :, 1, None]
+        D2 = dx * dx + dy * dy
         ks = D2.argmin(axis=2)
         dmin = np.sqrt(D2.min(axis=2))
         step = np.sqrt((P * P).sum(axis=2)).mean(axis=1)
@@ -107,30 +116,34 @@ def _grow(quads: Quads, seed: int, neighbours: np.ndarray, tuning: FinderTuning)
         order = np.argsort(dmin[fi, si], kind="stable")
         _, first = np.unique(q[order], return_index=True)
         order = order[np.sort(first)]
-        frontier = []
-        for t in order.tolist():
-            qq, pp = int(q[t]), int(par[t])
-            di, dj = int(steps_i[si[t], 0]), int(steps_i[si[t], 1])
-            i, j = labels[pp]
-            lab = (i + di, j + dj)
-            if lab in taken:
-                continue
-            Pq = pitch[pp].copy()
-            # Follow the step actually walked, half way, and only when it is close to the
-            # expected one: an off-centre tile must not shrink or bend the step for all after it.
-            if (dj == 0 and abs(di) == 1) or (di == 0 and abs(dj) == 1):
-                a = 0 if dj == 0 else 1
-                sign = di if a == 0 else dj
-                wx = (float(C[qq, 0]) - float(C[pp, 0])) * sign
-                wy = (float(C[qq, 1]) - float(C[pp, 1])) * sign
-                px, py = float(Pq[a, 0]), float(Pq[a, 1])
-                if math.hypot(wx - px, wy - py) < tuning.step_follow_within * math.hypot(px, py):
-                    Pq[a] = (0.5 * (px + wx), 0.5 * (py + wy))
-            pitch[qq] = Pq
-            labels[qq] = lab
-            labelled[qq] = True
-            taken.add(lab)
-            frontier.append(qq)
+        si, par, q = si[order], par[order], q[order]
+        # Each label once too, the first in that order, and none labelled in an earlier wave.
+        labs = lattice[par] + steps_i[si]
+        keep = []
+        for t, lab in enumerate(map(tuple, labs.tolist())):
+            if lab not in taken:
+                taken.add(lab)
+                keep.append(t)
+        si, par, q, labs = si[keep], par[keep], q[keep], labs[keep]
+        Pq = pitch[par]  # a copy (fancy indexing)
+        # Follow the step actually walked, half way, and only when it is close to the expected
+        # one: an off-centre tile must not shrink or bend the step for all after it.
+        t = np.nonzero(one_step[si])[0]
+        if len(t):
+            a, sign = axis_of[si[t]], sign_of[si[t]]
+            qq, pp = q[t], par[t]
+            wx = (Cx[qq].astype(np.float64) - Cx[pp].astype(np.float64)) * sign
+            wy = (Cy[qq].astype(np.float64) - Cy[pp].astype(np.float64)) * sign
+            px = Pq[t, a, 0].astype(np.float64)
+            py = Pq[t, a, 1].astype(np.float64)
+            follow = np.hypot(wx - px, wy - py) < tuning.step_follow_within * np.hypot(px, py)
+            Pq[t[follow], a[follow], 0] = 0.5 * (px[follow] + wx[follow])
+            Pq[t[follow], a[follow], 1] = 0.5 * (py[follow] + wy[follow])
+        pitch[q] = Pq
+        lattice[q] = labs
+        labelled[q] = True
+        labels.update(zip(q.tolist(), map(tuple, labs.tolist())))
+        frontier = q
     return labels
 
 
