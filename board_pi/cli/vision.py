@@ -18,6 +18,7 @@ from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
 from ..vision.frames import FrameSourceError, open_source
 from ..vision.geometry import square_side
+from ..vision.locate.refine import snap_hand_corners
 from ..vision.read import NoBoard, ReadError, Reader, board_washed_out, load_profile, photo_board, washed_out_note
 from .errors import UsageError
 
@@ -71,7 +72,14 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         print("board-pi enrol: give a PHOTO of your tiles laid out (see --layout)", file=sys.stderr)
         return 2
     try:
-        image, corners, _ = photo_board(args.image, args.corners)
+        image, corners, scale = photo_board(args.image, args.corners)
+        if args.corners:
+            # A person's clicks, snapped to the grid's lines first (as `calibrate --corners`
+            # does): the patches the set is learnt from are cut through them, and corners a third
+            # of a square off cut tiles in two and can get the photo refused as not the layout.
+            given = corners
+            snapped = snap_hand_corners(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners)
+            corners = given if snapped is None else snapped.astype(np.float32)
         profile = enrol(image, corners)
     except NoBoard as e:
         print(f"board-pi enrol: {e}", file=sys.stderr)
@@ -85,9 +93,21 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     except OSError as e:
         print(f"board-pi enrol: cannot write {out}: {e.strerror}", file=sys.stderr)
         return 2
+    if args.corners:
+        c = " ".join(f"({x:.1f}, {y:.1f})" for x, y in (corners * np.float32(scale)).tolist())
+        print(f"grid corners (A1 first, clockwise): {c}; {_hand_note(corners, given)}")
     print(f"enrolled {len(profile.labels)} examples; profile written to {out} "
           f"(use it with `board-pi read --profile {out}`)")
     return 0
+
+
+def _hand_note(kept: np.ndarray, given: np.ndarray) -> str:
+    """What became of the corners a person gave: snapped to the grid's lines, or kept."""
+    moved = float(np.linalg.norm(kept - given, axis=1).max()) / square_side(given)
+    if moved > 0.005:
+        return f"the corners given snapped to the grid's lines (moved up to {moved:.2f} of a square)"
+    return ("the corners given kept as they are: the grid's lines near them do not agree on one place "
+            "(check them against the picture: a third of a square off misreads squares)")
 
 
 def _parse_corners(text: str) -> np.ndarray:
@@ -135,11 +155,7 @@ def cmd_calibrate(args: Any) -> int:
     c = " ".join(f"({x:.1f}, {y:.1f})" for x, y in cal.corners.tolist())
     print(f"grid corners (A1 first, clockwise): {c}")
     if corners is not None:
-        given = cal.lens.straight(corners)  # in the frame the corners are kept in
-        moved = float(np.linalg.norm(cal.corners - given, axis=1).max()) / square_side(given)
-        print(f"the corners given snapped to the grid's lines (moved up to {moved:.2f} of a square)" if moved > 0.005 else
-              "the corners given kept as they are: the grid's lines near them do not agree on one place "
-              "(check them against the picture: a third of a square off misreads squares)")
+        print(_hand_note(cal.corners, cal.lens.straight(corners)))  # in the frame the corners are kept in
     print(f"turned {cal.rotation} degrees; frame {cal.frame_size[0]}x{cal.frame_size[1]}")
     if cal.bend:
         print(f"lens: {'barrel' if cal.bend > 0 else 'pincushion'}, bend {cal.bend:+.3f}; frames are straightened "

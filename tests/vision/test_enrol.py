@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -81,6 +82,16 @@ def test_enrol_command(tmp_path):
     p = cli("layout.png", "--corners", corners)
     assert p.returncode == 0, p.stderr
     assert Profile.load(tmp_path / "calibration" / "tiles.npz").labels.size > 28
+    assert "the corners given snapped" in p.stdout or "kept as they are" in p.stdout
+    # A hand's corners a third of a square off are snapped to the grid's lines before the
+    # patches are cut through them; the corners kept are printed in the photo's pixels.
+    side = float(np.linalg.norm(shot.corners[1] - shot.corners[0])) / 15
+    hand = shot.corners + np.float32([[0.3, -0.25], [-0.3, 0.3], [0.25, 0.3], [-0.3, -0.3]]) * side
+    p = cli("layout.png", "--corners", ",".join(f"{v:.2f}" for v in hand.reshape(-1)))
+    assert p.returncode == 0, p.stderr
+    assert "the corners given snapped to the grid's lines (moved up to 0." in p.stdout, p.stdout
+    kept = np.float32(re.findall(r"\((-?[\d.]+), (-?[\d.]+)\)", p.stdout)).reshape(4, 2)
+    assert np.abs(kept - shot.corners).max() < 0.1 * side
     p = cli("missing.png", "--corners", corners)
     assert p.returncode == 2 and "no such file" in p.stderr and "Traceback" not in p.stderr
     p = cli()
