@@ -44,6 +44,10 @@ def cmd_read(args: argparse.Namespace) -> int:
         # lines as well (Reader.read, by_hand).
         reading = (reader.read(image, corners, played=True, by_hand=True) if args.corners
                    else reader.read_upright(image, corners, played=True))
+        if args.corners and not np.allclose(reading.corners, corners):
+            # Read through the grid's lines instead (Reader.HAND_OUTRIGHT): say so, and where.
+            print(f"board-pi read: {_hand_note(reading.corners, corners)}; read through them "
+                  "(the JSON's corners are theirs)", file=sys.stderr)
         reading = replace(reading, corners=reading.corners * np.float32(scale))  # the photo's own pixels
     except NoBoard as e:
         print(f"board-pi read: {e}", file=sys.stderr)

@@ -755,8 +755,10 @@ class Reader:
         again.
 
         ``by_hand``: the corners were given by a person (``board-pi read --corners``), not found
-        on the grid's lines, so the squares the model doubts are looked at through the lines as
-        well (:meth:`_through_snapped`).
+        on the grid's lines. Where the grid's lines near them agree on one grid at least
+        :attr:`HAND_OUTRIGHT` of a square away, every square is read through the lines instead
+        (and the reading's corners are theirs); else the squares the model doubts are looked at
+        through the lines as well (:meth:`_through_snapped`).
         """
         try:
             image = as_bgr(image)
@@ -768,11 +770,17 @@ class Reader:
         for r, c in sq:
             if not (0 <= r < N and 0 <= c < N):
                 raise ReadError(f"square ({r}, {c}) is off the board")
+        snapped = None
+        if by_hand and len(sq):
+            snapped = snap_hand_corners(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners)
+            if snapped is not None and self._moved(snapped, corners) >= self.HAND_OUTRIGHT:
+                # The hand was far off where the lines agree on one grid: read through them.
+                corners, snapped, by_hand, warped = snapped.astype(np.float32), None, False, None
         if warped is None:
             warped = _warp(image, corners)
         p, blob, agrees = self._look(warped, sq, look_again, committed)
         if by_hand and len(sq):
-            p = self._through_snapped(image, corners, sq, p, look_again, ~agrees)
+            p = self._through_snapped(image, corners, sq, p, look_again, ~agrees, snapped)
         if len(sq):
             p = self._value_look(image, corners, sq, p, ~agrees)
             p = self._closer_look(blob, p, ~agrees)
@@ -1060,8 +1068,28 @@ class Reader:
     move, the photos read one phantom blank fewer at a fifth of a square, but the boards read
     through their exact corners missed one blank more (4 of 164)."""
 
+    HAND_OUTRIGHT = 0.15
+    """How far (squares) the hand's snap (:func:`~board_pi.vision.locate.refine.snap_hand_corners`)
+    must move a hand's corner for every square to be read through the snapped corners instead
+    (:meth:`read`, ``by_hand``). The snap refuses where the lines do not agree on one grid, and on
+    rendered boards it moves exact corners 0.03-0.05 of a square, so a hand that close keeps its
+    corners and only the doubtful squares are looked at through the snap as well
+    (:meth:`_through_snapped`). Since the snap looks nearer in each round (2026-12-03), reading
+    outright through it where it moved a corner this far: on the real tuning photos (2015 game
+    and declanfinerty) with their corners each moved 0.3 and 0.35 of a square in a random
+    direction, squares read wrong 1, 3 -> 0, 0; on 120 rendered tuning boards (seeds 25,000,000
+    on) moved 0.2 and 0.3, 7, 20 -> 4, 17, blanks missed 5, 6 -> 3, 4, no phantom blank either
+    way; through exact corners, and the photos moved 0.1 or 0.15, the same. 0.1 and 0.2 gave
+    the same figures as 0.15."""
+
+    @staticmethod
+    def _moved(snapped: np.ndarray, corners: np.ndarray) -> float:
+        """How far (squares) the farthest corner moved."""
+        return float(np.linalg.norm(snapped - corners, axis=1).max()) / square_side(corners)
+
     def _through_snapped(self, image: np.ndarray, corners: np.ndarray, squares: Sequence[tuple[int, int]],
-                         p: np.ndarray, look_again: bool, open_: np.ndarray) -> np.ndarray:
+                         p: np.ndarray, look_again: bool, open_: np.ndarray,
+                         snapped: np.ndarray | None = None) -> np.ndarray:
         """Probabilities ``p`` of ``squares`` with those of ``open_`` (not read as committed)
         that the model doubts, or gives a blank :attr:`HAND_ASK_BLANK` or more, averaged with
         their reading through ``corners`` snapped to the grid's lines
@@ -1093,16 +1121,17 @@ class Reader:
         squares read wrong 13, 18, 48 -> 11, 16, 31, phantom blanks 0, 0, 1 -> 0, 0, 0, blanks
         missed 4, 7, 8 -> 4, 7, 9. Reading outright through the hand's snap, where it snaps, read
         the photos better still (1 square wrong at 0.3) but missed three blanks more on the
-        rendered boards through their exact corners (4 -> 7), so the hand's corners still count."""
+        rendered boards through their exact corners (4 -> 7), so the hand's corners still count.
+        Since the snap looks nearer in each round, every square is read through it where it
+        moves the hand's corners :attr:`HAND_OUTRIGHT` or more (:meth:`read`), and only then;
+        this second look is for hands nearer than that, or where the snap refuses."""
         blank = self.classes.index(BLANK_CLASS)
         ask = np.flatnonzero(open_ & ((p[:, blank] > self.HAND_ASK_BLANK) | (p.max(1) < self.SURE)))
         if not len(ask):
             return p
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        snapped = snap_hand_corners(gray, corners)
         if snapped is None:
-            snapped = snap_to_lines(gray, corners)
-        if snapped is None or float(np.linalg.norm(snapped - corners, axis=1).max()) < self.HAND_MOVE * square_side(corners):
+            snapped = snap_to_lines(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners)
+        if snapped is None or self._moved(snapped, corners) < self.HAND_MOVE:
             return p
         theirs = self._look(_warp(image, snapped), [squares[i] for i in ask], look_again, None)[0]
         p = p.copy()

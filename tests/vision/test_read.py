@@ -664,3 +664,30 @@ def test_command_looks_at_doubtful_squares_through_the_lines_when_given_corners(
     p = _cli(str(path), "--corners", ",".join(f"{v:.2f}" for v in corners.reshape(-1)))
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines()[1][5] == "." == rows[1][5]
+
+
+def test_corners_given_far_off_are_read_through_the_grid_s_lines(reader: Reader, tmp_path):
+    # A game's board (seed 25,000,020, tuning) with its corners about 0.4 of a square off: cut
+    # through them, five squares read wrong. The lines near them agree on one grid, so every
+    # square is read through that grid instead (Reader.HAND_OUTRIGHT), and all read right.
+    from board_pi.vision.evaluate import Tally
+    from board_pi.vision.geometry import square_side
+
+    rows, r = _played_board(25_000_020, hand=False)
+    true = np.float32(r.corners)
+    side = square_side(true)
+    corners = true + np.float32([[0.4, -0.3], [-0.35, -0.4], [-0.4, 0.35], [0.3, 0.4]]) * side
+    as_given, by_hand = Tally(), Tally()
+    as_given.add(rows, reader.read(r.image, corners, played=True).grid)
+    reading = reader.read(r.image, corners, played=True, by_hand=True)
+    by_hand.add(rows, reading.grid)
+    assert as_given.squares - as_given.squares_right >= 3
+    assert by_hand.squares_right == by_hand.squares, by_hand.errors
+    assert np.abs(reading.corners - true).max() < 0.05 * side  # the reading's corners are the lines'
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), r.image)
+    p = _cli(str(path), "--corners", ",".join(f"{v:.2f}" for v in corners.reshape(-1)), "--json")
+    assert p.returncode == 0, p.stderr
+    assert "the corners given snapped to the grid's lines (moved up to 0." in p.stderr, p.stderr
+    got = json.loads(p.stdout.splitlines()[-1])
+    assert np.abs(np.float32(got["corners"]) - true).max() < 0.05 * side

@@ -44,7 +44,8 @@ def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = 
 
 
 def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TUNING) -> np.ndarray | None:
-    """Corners a person gave (``board-pi calibrate --corners``, ``read --corners``) snapped to the
+    """Corners a person gave (``board-pi calibrate --corners``, ``read --corners``, ``enrol
+    --corners``) snapped to the
     grid's lines, or None where too few of the lines are found near them, or they do not agree
     on one grid.
 
@@ -52,14 +53,16 @@ def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTunin
     hand's click is off by more, and turns and slants the grid. A piece of line tells only
     where its line lies across it, so here each line is fitted through its pieces and the grid
     fitted to the lines' crossings, which places it along the lines as well. Each round looks
-    for the lines where the last one put them (``tuning.hand_rounds``).
+    for the lines where the last one put them, and less far either side of them
+    (``tuning.hand_rounds``, ``tuning.hand_search``).
     """
     start = np.asarray(corners, np.float32).reshape(4, 2)
     side = square_side(start)
-    # Looked for further either side than a found grid's lines: a hand is further off.
-    wide = replace(tuning, refine_search=tuning.hand_search)
     now, moved, agree = start, float("inf"), 0.0
-    for _ in range(tuning.hand_rounds):
+    for n in range(tuning.hand_rounds):
+        # Looked for further either side than a found grid's lines at first (a hand is further
+        # off), then nearer where the last round put them.
+        wide = replace(tuning, refine_search=tuning.hand_search[min(n, len(tuning.hand_search) - 1)])
         # The lines' polarity (dark grooves or light ones) is judged here by the grid the lines
         # make, not by where the hand put them: both are tried, and the one whose crossings
         # agree the more on one grid kept.
