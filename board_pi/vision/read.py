@@ -1092,8 +1092,9 @@ class Reader:
                          snapped: np.ndarray | None = None) -> np.ndarray:
         """Probabilities ``p`` of ``squares`` with those of ``open_`` (not read as committed)
         that the model doubts, or gives a blank :attr:`HAND_ASK_BLANK` or more, averaged with
-        their reading through ``corners`` snapped to the grid's lines
-        (:func:`~board_pi.vision.locate.refine.snap_hand_corners`, or where its lines disagree,
+        their reading through ``corners`` snapped to the grid's lines (``snapped``: the hand's
+        snap, :func:`~board_pi.vision.locate.refine.snap_hand_corners`, as :meth:`read` made it;
+        None where its lines disagree, and then
         :func:`~board_pi.vision.locate.refine.snap_to_lines`), where the snap moves them by
         :attr:`HAND_MOVE` or more.
 

@@ -12,8 +12,6 @@ their kind in that layout, and whose surround is the frame.
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 
