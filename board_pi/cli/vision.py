@@ -40,14 +40,14 @@ def cmd_read(args: argparse.Namespace) -> int:
         image, corners, scale = photo_board(args.image, args.corners)
         reader = Reader(profile=profile, tiles=tiles)
         # A photo of a game: a tile alone, away from every other, is no tile (Reader.read, played).
-        # Corners given are a person's clicks: doubtful squares are looked at through the grid's
-        # lines as well (Reader.read, by_hand).
+        # Corners given are a person's clicks: read through the grid's lines where they are far
+        # off, else the doubtful squares looked at through the lines as well (Reader.read, by_hand).
         reading = (reader.read(image, corners, played=True, by_hand=True) if args.corners
                    else reader.read_upright(image, corners, played=True))
-        if args.corners and not np.allclose(reading.corners, corners):
-            # Read through the grid's lines instead (Reader.HAND_OUTRIGHT): say so, and where.
-            print(f"board-pi read: {_hand_note(reading.corners, corners)}; read through them "
-                  "(the JSON's corners are theirs)", file=sys.stderr)
+        # Read through the grid's lines instead of the corners given (Reader.HAND_OUTRIGHT)?
+        snapped = bool(args.corners) and not np.allclose(reading.corners, corners)
+        note = _hand_note(reading.corners, corners) if snapped else ""
+        given = corners * np.float32(scale)
         reading = replace(reading, corners=reading.corners * np.float32(scale))  # the photo's own pixels
     except NoBoard as e:
         print(f"board-pi read: {e}", file=sys.stderr)
@@ -61,8 +61,13 @@ def cmd_read(args: argparse.Namespace) -> int:
     if burnt:
         print(f"board-pi read: {burnt}; a photo with less light on the board reads more surely", file=sys.stderr)
     if args.json:
-        print(json.dumps(reading.to_json()))
+        out = reading.to_json()
+        if snapped:  # in the JSON, not on standard error: a caller may read the two together
+            out["corners_given"] = [[round(float(x), 2), round(float(y), 2)] for x, y in given]
+        print(json.dumps(out))
     else:
+        if snapped:
+            print(f"board-pi read: {note}; the squares read through them", file=sys.stderr)
         print("\n".join(reading.grid))
     return 0
 
