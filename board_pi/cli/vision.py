@@ -17,7 +17,7 @@ from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker_image, save
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
 from ..vision.frames import FrameSourceError, open_source
-from ..vision.geometry import square_side
+from ..vision.geometry import corners_moved
 from ..vision.locate.refine import snap_hand_corners
 from ..vision.read import NoBoard, ReadError, Reader, board_washed_out, load_profile, photo_board, washed_out_note
 from .errors import UsageError
@@ -112,7 +112,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
 
 def _hand_note(kept: np.ndarray, given: np.ndarray) -> str:
     """What became of the corners a person gave: snapped to the grid's lines, or kept."""
-    moved = float(np.linalg.norm(kept - given, axis=1).max()) / square_side(given)
+    moved = corners_moved(kept, given)
     if moved > 0.005:
         return f"the corners given snapped to the grid's lines (moved up to {moved:.2f} of a square)"
     return ("the corners given kept as they are: the grid's lines near them do not agree on one place "

@@ -62,9 +62,11 @@ class VisionReader:
         if memory is not None:
             reader.memory = memory.profile()
         self.tracker = tracker  # a vision.calibration.Tracker: a fixed camera's saved view, kept true
-        # Our own finder is also given the last frame's corners (see default_locator).
-        self._own_locator = locate is None and tracker is None
-        self.locate = locate if not self._own_locator else default_locator()
+        if locate is None and tracker is None:
+            # Our own finder, given the last frame's corners too (see default_locator).
+            own = default_locator()
+            locate = None if own is None else (lambda frame: own(frame, self.last_corners))
+        self.locate = locate
         self.calibration = calibration
         self.change_threshold = change_threshold
         self.colour_threshold = colour_threshold
@@ -93,7 +95,7 @@ class VisionReader:
             if self.tracker.moves != moves:
                 corners = self._orient(frame, corners, before)
         elif self.locate is not None:
-            found = self.locate(frame, self.last_corners) if self._own_locator else self.locate(frame)
+            found = self.locate(frame)
             if found is not None:
                 corners = _closest_turn(np.asarray(found, np.float32).reshape(4, 2), self.last_corners)
         if corners is not None:

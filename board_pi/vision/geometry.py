@@ -50,6 +50,17 @@ def square_side(corners: np.ndarray) -> float:
     return float(np.mean([np.linalg.norm(c[i] - c[(i + 1) % 4]) for i in range(4)])) / GRID
 
 
+def corners_moved(after: np.ndarray, before: np.ndarray) -> float:
+    """How far the farthest of the grid's four corners moved from ``before`` to ``after``, in
+    squares of ``before``.
+
+    >>> before = np.float32([[0, 0], [150, 0], [150, 150], [0, 150]])
+    >>> corners_moved(before + np.float32([[5, 0], [0, 0], [0, 0], [0, 0]]), before)
+    0.5
+    """
+    return float(np.linalg.norm(_corners(after) - _corners(before), axis=1).max()) / square_side(before)
+
+
 def grid_to_image(corners: np.ndarray) -> np.ndarray:
     """The homography from grid units (0..15, upright) to image pixels."""
     g = np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]])

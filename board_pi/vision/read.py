@@ -34,7 +34,7 @@ from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr, grain, load_photo, washed_out
-from board_pi.vision.geometry import PREMIUM_MASK, square_side, warp_grid
+from board_pi.vision.geometry import PREMIUM_MASK, corners_moved, square_side, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.locate.refine import snap_hand_corners, snap_to_lines
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
@@ -773,7 +773,7 @@ class Reader:
         snapped = None
         if by_hand and len(sq):
             snapped = snap_hand_corners(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners)
-            if snapped is not None and self._moved(snapped, corners) >= self.HAND_OUTRIGHT:
+            if snapped is not None and corners_moved(snapped, corners) >= self.HAND_OUTRIGHT:
                 # The hand was far off where the lines agree on one grid: read through them.
                 corners, snapped, by_hand, warped = snapped.astype(np.float32), None, False, None
         if warped is None:
@@ -1082,11 +1082,6 @@ class Reader:
     way; through exact corners, and the photos moved 0.1 or 0.15, the same. 0.1 and 0.2 gave
     the same figures as 0.15."""
 
-    @staticmethod
-    def _moved(snapped: np.ndarray, corners: np.ndarray) -> float:
-        """How far (squares) the farthest corner moved."""
-        return float(np.linalg.norm(snapped - corners, axis=1).max()) / square_side(corners)
-
     def _through_snapped(self, image: np.ndarray, corners: np.ndarray, squares: Sequence[tuple[int, int]],
                          p: np.ndarray, look_again: bool, open_: np.ndarray,
                          snapped: np.ndarray | None = None) -> np.ndarray:
@@ -1132,7 +1127,7 @@ class Reader:
             return p
         if snapped is None:
             snapped = snap_to_lines(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), corners)
-        if snapped is None or self._moved(snapped, corners) < self.HAND_MOVE:
+        if snapped is None or corners_moved(snapped, corners) < self.HAND_MOVE:
             return p
         theirs = self._look(_warp(image, snapped), [squares[i] for i in ask], look_again, None)[0]
         p = p.copy()

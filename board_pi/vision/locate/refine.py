@@ -44,10 +44,9 @@ def snap_to_lines(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = 
 
 
 def snap_hand_corners(gray: np.ndarray, corners: np.ndarray, tuning: FinderTuning = TUNING) -> np.ndarray | None:
-    """Corners a person gave (``board-pi calibrate --corners``, ``read --corners``, ``enrol
-    --corners``) snapped to the
-    grid's lines, or None where too few of the lines are found near them, or they do not agree
-    on one grid.
+    """Corners a person gave (``board-pi calibrate --corners``, ``read --corners``,
+    ``enrol --corners``) snapped to the grid's lines, or None where too few of the lines are found
+    near them, or they do not agree on one grid.
 
     :func:`snap_to_lines` refines a grid already found, off by a small part of a square; a
     hand's click is off by more, and turns and slants the grid. A piece of line tells only
