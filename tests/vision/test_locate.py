@@ -309,6 +309,15 @@ def test_no_board_no_answer(what: str) -> None:
     assert find_board(img) is None
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (29, 400), (400, 5)])
+def test_an_image_too_small_to_show_a_board_is_given_up_on_at_once(shape: tuple[int, int]) -> None:
+    # Not blank: a far look enlarges a small photo and sharpens it in proportion, which on a
+    # photo of a few pixels was a blur the size of the enlarged copy (minutes, not milliseconds).
+    img = np.random.default_rng(2).integers(0, 255, shape + (3,), dtype=np.uint8)
+    assert locate_grid(img, far=True) is None
+    assert find_board(img, far=True) is None
+
+
 def test_checkerboard_is_not_a_scrabble_board_unless_it_has_fifteen_squares() -> None:
     # A 6x6 chessboard-like grid has squares but no 15x15 window with a premium layout; the
     # locator may still answer (it cannot know), but then only with a 15-square window that

@@ -262,6 +262,8 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     ``far``, a soft one sharpened (``tuning.soft_sharpen``); last, the board's outline.
     """
     bgr = as_bgr(image)
+    if min(bgr.shape[:2]) < tuning.least_side:
+        return None
     got = None
     size = max(bgr.shape[:2])
     # The working copies up to the first that sees the image whole (larger ones would be the same).

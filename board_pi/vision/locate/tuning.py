@@ -17,6 +17,10 @@ class FinderTuning:
     """The finder's numbers. Defaults are the tuned values; see each field's comment."""
 
     # -- working resolution
+    least_side: int = 30
+    """An image whose shorter side has fewer pixels than this is not looked at: 15 squares with
+    a line between each need two pixels a square. (Enlarged for a far look, a photo of 2x2
+    pixels was sharpened with a blur of 1,300 pixels and took four minutes to give up on.)"""
     work_sides: tuple[int, ...] = (640, 1024)
     """Longest side (pixels) of the copies the lattice is looked for in, tried in turn."""
     larger_try_above: float = 1.2
