@@ -187,7 +187,8 @@ def tile_faces(lab: np.ndarray, tiles: np.ndarray, ring: np.ndarray) -> np.ndarr
     by_frame = np.median(around, axis=1) - (low + high) / 2
     by_skew = np.median(lightness, axis=1) - lightness.mean(axis=1)
     dark_ink = float(np.median(by_frame) + np.median(by_skew)) >= 0
-    order = np.argsort(lightness, axis=1)
+    # Stable: of pixels equally light, the same ones kept on every CPU (numpy's own sort differs).
+    order = np.argsort(lightness, axis=1, kind="stable")
     half = px.shape[1] // 2
     keep = order[:, half:] if dark_ink else order[:, :px.shape[1] - half]
     out.reshape(-1, 3)[where] = np.median(np.take_along_axis(px, keep[..., None], axis=1), axis=1)

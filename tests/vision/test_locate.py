@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -511,3 +514,47 @@ def test_a_board_found_again_keeps_the_turn_nearest_where_it_was() -> None:
         assert locate.nearest_turn(found, previous) == k
         assert np.allclose(np.roll(found, -locate.nearest_turn(found, previous), axis=0), nudged)
         assert np.allclose(BoardLocation(found, 1.0, 0, 1.0).rotated(k).corners, nudged)
+
+
+def _numpy_cpu_features() -> dict[str, bool]:
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # numpy before 2.0
+        from numpy.core._multiarray_umath import __cpu_features__
+    return dict(__cpu_features__)
+
+
+_FIND = """
+import sys, cv2
+from board_pi.vision.locate import find_board
+for path in sys.argv[1:]:
+    loc = find_board(cv2.imread(path))
+    print("none" if loc is None else f"{loc.corners.tobytes().hex()} {loc.rotation}")
+"""
+
+
+def test_the_board_is_found_alike_whatever_the_cpu_s_sorting_code(tmp_path: Path) -> None:
+    # numpy picks its sorting and selection code by CPU (AVX2 here, NEON on a Pi), and each
+    # breaks ties among equal keys its own way; outlines of squares lie equally far apart often
+    # (a square's inner and outer outline share a centre). The finder orders such ties itself,
+    # so a Pi finds the board where this machine does. Before it did, with numpy's AVX2 code
+    # switched off, the first of these boards was found a few tenths of a pixel elsewhere and
+    # the second and fourth turned otherwise.
+    if not _numpy_cpu_features().get("X86_V3"):
+        pytest.skip("numpy's AVX2 code (X86_V3) is not used on this CPU, so it cannot be switched off")
+    from board_pi.vision.evaluate import game_like_rows
+    from board_pi.vision.render import render_board
+
+    paths, here = [], []
+    for k in range(4):
+        seed = 77_000_000 + k
+        image = render_board(game_like_rows(np.random.default_rng(seed)), seed=seed).image
+        path = tmp_path / f"{k}.png"
+        cv2.imwrite(str(path), image)  # lossless: the other process sees the same pixels
+        loc = find_board(image)
+        here.append("none" if loc is None else f"{loc.corners.tobytes().hex()} {loc.rotation}")
+        paths.append(str(path))
+    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": "X86_V3"}
+    there = subprocess.run([sys.executable, "-c", _FIND, *paths], capture_output=True, text=True, env=env,
+                           check=True).stdout.splitlines()
+    assert there == here

@@ -164,7 +164,14 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
     sq = (C64 * C64).sum(1)
     d2 = (sq[:, None] + sq[None, :] - 2.0 * (C64 @ C64.T)).astype(np.float32)
     k = min(tuning.neighbours, n)
-    neighbours = np.argpartition(d2, k - 1, axis=1)[:, :k]
+    # The k nearest, nearest first and equal distances in the order of the outlines: which of
+    # several equally near np.argpartition keeps, and in what order, is left to the CPU's own
+    # sorting code (AVX2 here, another on a Pi's ARM), and such ties are common (a square's inner
+    # and outer outlines share a centre; a regular lattice has equal steps). The distances differ
+    # by a sixteenth at least (see above; float32 keeps that), so each key is unique.
+    key = d2.astype(np.float64) * (16.0 * n) + np.arange(n)
+    part = np.argpartition(key, k - 1, axis=1)[:, :k]
+    neighbours = np.take_along_axis(part, np.take_along_axis(key, part, axis=1).argsort(axis=1), axis=1)
     # A good seed has neighbours of its own size at one side's distance: a square among squares.
     # (Counting neighbours of any size favours outlines that are too large, two squares merged
     # where a line was missed: more squares lie within their reach, and the walk from one
@@ -220,7 +227,7 @@ def find_lattice(quads: Quads, min_walk: int | None = None,
                 & (r[:, 1] >= lo_j) & (r[:, 1] <= hi_j)
                 & (ratio > tuning.pickup_size_ratio[0]) & (ratio < tuning.pickup_size_ratio[1]))
         added = 0
-        order = np.argsort(res)
+        order = np.argsort(res, kind="stable")  # equal residuals in a fixed order, whatever the CPU
         for q in order[near[order]].tolist():
             lab = (int(r[q, 0]), int(r[q, 1]))
             if lab in taken:

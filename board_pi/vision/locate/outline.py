@@ -157,6 +157,6 @@ def outline_grids(small: np.ndarray, tuning: FinderTuning = TUNING) -> list[tupl
     xs = np.clip(xy[..., 0], 0, w - 1).astype(int)
     ys = np.clip(xy[..., 1], 0, h - 1).astype(int)
     screen = np.where(inside, kinds_alike_many(lab[ys, xs].astype(np.float32)), -1.0)
-    best = np.argsort(-screen)[:tuning.outline_weighed]
+    best = np.argsort(-screen, kind="stable")[:tuning.outline_weighed]  # ties kept in order on every CPU
     weighed = [(premium_match(lab, G[k]), G[k]) for k in best if screen[k] > -1]
     return sorted([(m, g) for m, g in weighed if m >= tuning.outline_min_match], key=lambda x: -x[0])
