@@ -80,6 +80,9 @@ class VisionReader:
         self._ref_grid: list[list[str]] | None = None
         self._ref_conf: np.ndarray | None = None
         self.last_corners: np.ndarray | None = None
+        # Squares the last frame read did not show (the board running off its edge): their
+        # committed tiles stand, and what is played on them is not seen.
+        self.outside: tuple[tuple[int, int], ...] = ()
 
     def corners_for(self, frame: np.ndarray) -> np.ndarray | None:
         """The grid's corners in this frame (:meth:`straightened` already), upright order; None
@@ -237,9 +240,17 @@ class VisionReader:
         corners = self.corners_for(frame)
         if corners is None:
             return None
+        from ..vision.geometry import squares_named, squares_outside
         from ..vision.read import rectified
 
         self.last_corners = corners
+        outside = tuple(squares_outside(corners, (frame.shape[1], frame.shape[0])))
+        if outside != self.outside:  # said once, when it starts (or changes), not at every frame
+            self.outside = outside
+            if outside:
+                log.warning("the camera does not show %d squares (%s): the board runs off the frame there, and a "
+                            "play on them is not seen; aim the camera at the whole board", len(outside),
+                            squares_named(list(outside)))
         warped = rectified(frame, corners)  # made once: compared with the last frame's, and read
         look = self._look(warped)
         squares = self.changed_squares(look)
@@ -252,6 +263,11 @@ class VisionReader:
                                     warped=warped) if squares else None)
         grid = [list(r) for r in self._ref_grid] if self._ref_grid else [["."] * N for _ in range(N)]
         conf = self._ref_conf.copy() if self._ref_conf is not None else np.ones((N, N), np.float32)
+        if reading is not None and getattr(reading, "outside", ()):
+            # Off the frame's edge (a camera knocked, the board slid): not seen, so not changed;
+            # what was committed there stays (an empty square there would withdraw a play).
+            off = set(getattr(reading, "outside", ()))
+            squares = [sq for sq in squares if sq not in off]
         if reading is not None:  # the reader has already looked again at squares it doubted
             seen = [split_row(row) for row in reading.grid]
             for r, c in squares:
@@ -271,7 +287,9 @@ class VisionReader:
                 more = self.reader.read(frame, corners, squares=also + again, committed=[_row_text(r) for r in grid],
                                         empty=empty, played=True, warped=warped)
                 seen = [split_row(row) for row in more.grid]
-                for r, c in also + again:
+                off = set(getattr(more, "outside", ()))
+                also = [sq for sq in also if sq not in off]
+                for r, c in also + [sq for sq in again if sq not in off]:
                     grid[r][c] = seen[r][c]
                     conf[r, c] = more.confidence[r, c]
                 squares = squares + also

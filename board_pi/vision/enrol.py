@@ -18,6 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from board_pi.rules.board import split_row
+from board_pi.vision.geometry import squares_named, squares_outside
 from board_pi.vision.read import N, Profile, ReadError, Reader, _warp, check_corners, label_of, patches
 
 DEFAULT_PROFILE = Path("calibration") / "tiles.npz"
@@ -60,11 +61,15 @@ def enrol(image: np.ndarray, corners: np.ndarray, reader: Reader | None = None, 
     squares are known will do, such as a photo labelled by hand) whose grid has ``corners``.
 
     Raises :class:`ReadError` when the photo does not look like the layout (tiles missing where
-    they should be, or tiles where none should be).
+    they should be, or tiles where none should be), or does not show all of it.
     """
     reader = reader or Reader()
     corners = np.asarray(corners, np.float32).reshape(4, 2)
     check_corners(corners)
+    cut = squares_outside(corners, (image.shape[1], image.shape[0]))
+    if cut:
+        raise ReadError(f"the photo does not show {len(cut)} of the layout's squares ({squares_named(cut)}): "
+                        "photograph the whole board")
     rng = np.random.default_rng(seed)
     squares = [(r, c) for r in range(N) for c in range(N)]
     cells = [split_row(row) for row in layout]

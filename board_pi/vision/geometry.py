@@ -61,6 +61,46 @@ def corners_moved(after: np.ndarray, before: np.ndarray) -> float:
     return float(np.linalg.norm(_corners(after) - _corners(before), axis=1).max()) / square_side(before)
 
 
+SEEN_MIDDLE = 0.5
+"""The share of a square's side, about its centre, that must lie within the picture for the
+square to count as seen (:func:`squares_outside`): where a tile's letter is. The real tuning
+boards (declanfinerty 001-003) cut off by the picture's left or top edge at every depth from a
+tenth of a square to three quarters: of tiles cut up to a quarter of a square deep, 68 of 68 read
+right; a quarter to three tenths, 18 of 19; three to four tenths, 28 of 34; past a half, 14 of 93."""
+
+
+def squares_outside(corners: np.ndarray, size: tuple[int, int]) -> list[tuple[int, int]]:
+    """The squares (row, column) whose middle (:data:`SEEN_MIDDLE` of the square about its
+    centre) does not lie wholly within a picture of ``size`` (width, height): the board runs off
+    the picture's edge there (a camera too near, a photo cropped), and what they hold cannot be
+    seen. A square only its outer edge of which is cut off still counts as seen.
+
+    >>> corners = np.float32([[-20, 0], [130, 0], [130, 150], [-20, 150]])  # 10 px a square
+    >>> out = squares_outside(corners, (200, 200))
+    >>> len(out), out[:3]
+    (30, [(0, 0), (0, 1), (1, 0)])
+    """
+    lo, hi = (1 - SEEN_MIDDLE) / 2, (1 + SEEN_MIDDLE) / 2
+    r, c = np.mgrid[0:GRID, 0:GRID]
+    box = np.stack([np.stack([c + dx, r + dy], -1) for dx in (lo, hi) for dy in (lo, hi)], 2)  # (15, 15, 4, 2)
+    pts = cv2.perspectiveTransform(box.reshape(-1, 1, 2).astype(np.float32), grid_to_image(corners)).reshape(GRID, GRID, 4, 2)
+    w, h = size
+    inside = ((pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)).all(axis=2)
+    return [(int(i), int(j)) for i, j in zip(*np.nonzero(~inside))]
+
+
+def squares_named(squares: list[tuple[int, int]], most: int = 8) -> str:
+    """Squares (row, column) by name, for a message: all of them up to ``most``, else the first few.
+
+    >>> squares_named([(9, 0), (10, 0)])
+    'A10, A11'
+    >>> squares_named([(r, 0) for r in range(15)])
+    'A1, A2, A3, A4, A5, A6 and 9 more'
+    """
+    names = [Square(r, c).name for r, c in squares]
+    return ", ".join(names) if len(names) <= most else ", ".join(names[:most - 2]) + f" and {len(names) - most + 2} more"
+
+
 def grid_to_image(corners: np.ndarray) -> np.ndarray:
     """The homography from grid units (0..15, upright) to image pixels."""
     g = np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]])

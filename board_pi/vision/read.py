@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from board_pi.files import replacing
-from board_pi.rules.board import split_row
+from board_pi.rules.board import Square, split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
 from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, islands, lone_tiles, tile_limits
@@ -34,7 +34,7 @@ from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr, grain, load_photo, washed_out
-from board_pi.vision.geometry import PREMIUM_MASK, corners_moved, square_side, warp_grid
+from board_pi.vision.geometry import PREMIUM_MASK, corners_moved, square_side, squares_outside, warp_grid
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.locate.refine import snap_hand_corners, snap_to_lines
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
@@ -248,6 +248,9 @@ class Reading:
     corners: np.ndarray
     turn: "Turn | None" = None
     """Which way up the reader took the board to be, when it was asked to judge (:meth:`Reader.read_upright`)."""
+    outside: tuple[tuple[int, int], ...] = ()
+    """Squares (row, column) the picture does not show: the board runs off its edge there
+    (:func:`~board_pi.vision.geometry.squares_outside`). Not read: ``.`` with confidence 0."""
 
     def to_json(self) -> dict:
         out = {"grid": list(self.grid),
@@ -255,6 +258,8 @@ class Reading:
                "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners]}
         if self.turn is not None:
             out["turn"] = self.turn.to_json()
+        if self.outside:
+            out["outside"] = [Square(r, c).name for r, c in self.outside]
         return out
 
 
@@ -776,6 +781,12 @@ class Reader:
             if snapped is not None and corners_moved(snapped, corners) >= self.HAND_OUTRIGHT:
                 # The hand was far off where the lines agree on one grid: read through them.
                 corners, snapped, by_hand, warped = snapped.astype(np.float32), None, False, None
+        # Squares off the picture's edge are not read: the warp smears the edge's pixels over
+        # them, where a tile cut deep reads as empty (or as another letter), and nothing says so.
+        cut = set(squares_outside(corners, (image.shape[1], image.shape[0])))
+        outside = tuple(x for x in sq if x in cut)
+        if outside:
+            sq = [x for x in sq if x not in cut]
         if warped is None:
             warped = _warp(image, corners)
         p, blob, agrees = self._look(warped, sq, look_again, committed)
@@ -795,7 +806,7 @@ class Reader:
             if committed is None:
                 self._join_islands(grid, conf, sq, p)
             self._drop_lone_tiles(grid, conf, sq, p, committed)
-        return Reading(tuple(row_text(row) for row in grid), conf, corners)
+        return Reading(tuple(row_text(row) for row in grid), conf, corners, outside=outside)
 
     def _drop_lone_tiles(self, grid: list[list[str]], conf: np.ndarray, squares: Sequence[tuple[int, int]],
                          probs: np.ndarray, committed: Sequence[str] | None) -> None:

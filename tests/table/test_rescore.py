@@ -426,3 +426,24 @@ def test_something_left_on_the_board_leaves_one_turn_open_not_the_rest_of_the_ga
         ("Ann", "8D", 32), ("Bob", "7C", 16), ("Ann", "H8", 6), ("Bob", "10H", 2)], result.doubtful
     assert any("press4: tiles read on M3, N3, joined to no tile on the board, are in no play" in d
                for d in result.doubtful), result.doubtful
+
+
+def test_a_photo_that_does_not_show_the_whole_board_is_said_not_to(tmp_path: Path) -> None:
+    # The last photo taken from nearer the board's left side: column A off its edge. The plays
+    # are elsewhere and scored as they were; what the photo did not show is listed.
+    plays = ["8D WINDY", "7C GALE"]
+    paths = frames(tmp_path, boards(plays))
+    last = cv2.imread(paths[-1])
+    h, w = last.shape[:2]
+    r = render_board(boards([])[0], seed=700, hand=False, tilt=8.0, style=random_style(np.random.default_rng(11)),
+                     pose_seed=11, effects=False)  # the same camera: where column A is
+    shift = float(r.corners[:, 0].max() - r.corners[:, 0].min()) / 15 * 0.7 + float(r.corners[:, 0].min())
+    cv2.imwrite(paths[-1], cv2.warpAffine(last, np.float32([[1, 0, -shift], [0, 1, 0]]), (w, h),
+                                          borderMode=cv2.BORDER_REPLICATE))
+    p = rescore("--players", "Ann,Bob", "--json", *paths)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert [(m["position"], m["word"], m["score"]) for m in out["moves"]] == [
+        ("8D", "WINDY", scores(plays)[0]), ("7C", "GALE", scores(plays)[1])]
+    said = [d for d in out["doubtful"] if "does not show" in d]
+    assert len(said) == 1 and said[0].startswith(f"{paths[-1]}: the photo does not show") and "(A1, " in said[0], out

@@ -302,3 +302,36 @@ def test_a_table_with_no_calibration_finds_the_board_in_every_frame_keeping_its_
     reader.last_corners = np.roll(loc.corners, -1, axis=0)
     reader.read(image)
     assert np.allclose(reader.last_corners, np.roll(loc.corners, -1, axis=0))
+
+
+def test_committed_tiles_off_the_frame_s_edge_stay_as_committed(caplog: pytest.LogCaptureFixture) -> None:
+    # The camera knocked (or the board slid) so that column A runs off the frame: its squares
+    # cannot be seen, and the smeared edge there must not read as the C of A8 taken away.
+    import cv2
+
+    from board_pi.rules.board import Board
+    from board_pi.rules.play import Play
+    from board_pi.rules.tiles import ENGLISH
+    from board_pi.vision.geometry import square_side, squares_outside
+
+    board = Board()
+    for placement in Play.parse("8A CRANKIEST").placements(board, ENGLISH):
+        board[placement.square] = placement.tile
+    rows = board.rows()
+    image, corners = frame(rows, 0, effects=False)
+    reader = VisionReader(tracker=Tracker(calibrate(image, corners, rotation=0, use_markers=False)))
+    assert reader.read(image).grid == tuple(rows)  # type: ignore[union-attr]
+    reader.commit(rows)
+    later, _ = frame(rows, 1, effects=False)
+    shift = float(corners[:, 0].min()) + 0.7 * square_side(corners)
+    h, w = later.shape[:2]
+    moved = cv2.warpAffine(later, np.float32([[1, 0, -shift], [0, 1, 0]]), (w, h), borderMode=cv2.BORDER_REPLICATE)
+    assert reader.outside == ()
+    with caplog.at_level("WARNING", logger="board_pi.table.vision"):
+        seen = reader.read(moved)
+        reader.read(moved)
+    assert seen is not None and reader.tracker.moves == 1
+    assert (7, 0) in reader.outside and list(reader.outside) == squares_outside(reader.last_corners, (w, h))
+    assert seen.grid == tuple(rows)
+    said = [r.getMessage() for r in caplog.records if "does not show" in r.getMessage()]
+    assert len(said) == 1 and "(A1, A2" in said[0], said  # once, not at every frame

@@ -465,3 +465,23 @@ def test_a_lens_that_bends_lines_is_measured_on_the_empty_board_and_undone(tmp_p
     if bend > 0.2:  # a bend the reader's shifted looks cannot absorb (a pincushion of 0.1 they nearly do)
         straight = calibrate(empty, use_markers=False)  # the lens not measured: lines taken as straight
         assert straight.bend == 0 and right(straight) <= with_lens - 5
+
+
+def test_calibrate_command_refuses_a_frame_that_does_not_show_the_whole_board(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Every frame at the table would read the squares off its edge as empty: a play there lost.
+    from board_pi.cli import main
+    from board_pi.vision.geometry import square_side
+    from board_pi.vision.render import render_board
+
+    r = render_board(["." * 15] * 15, seed=83, hand=False, tilt=10.0, effects=False)
+    x1 = int(r.corners[:, 0].max() - 0.7 * square_side(r.corners))
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), r.image[:, :x1])
+    out = tmp_path / "c.json"
+    assert main(["calibrate", str(img), "--out", str(out), "--no-lens"]) == 2
+    said = capsys.readouterr().err
+    assert "the frame does not show" in said and "O8" in said and "whole board is in view" in said, said
+    assert not out.exists()
+    cv2.imwrite(str(img), r.image)
+    assert main(["calibrate", str(img), "--out", str(out), "--no-lens"]) == 0

@@ -697,3 +697,54 @@ def test_corners_given_far_off_are_read_through_the_grid_s_lines(reader: Reader,
     got = json.loads(p.stdout)
     assert np.abs(np.float32(got["corners"]) - true).max() < 0.05 * side
     assert np.abs(np.float32(got["corners_given"]) - corners).max() < 0.01
+
+
+def _crankiest(seed: int):  # type: ignore[no-untyped-def]
+    """A rendered board with a play along row 8 from its edge (A8 to J8), seen at a slant."""
+    from board_pi.rules.board import Board
+    from board_pi.rules.play import Play
+    from board_pi.rules.tiles import ENGLISH
+
+    board = Board()
+    for placement in Play.parse("8A CRANKIEST").placements(board, ENGLISH):
+        board[placement.square] = placement.tile
+    return board.rows(), render_board(board.rows(), seed=seed, hand=False, tilt=10.0, effects=False)
+
+
+def test_squares_off_the_photo_s_edge_are_not_read_and_are_said_to_be(tmp_path: Path) -> None:
+    # A camera too near, or a photo cropped: column A runs off the photo's left edge. Its squares
+    # showed the edge's pixels smeared, and the C on A8 read as an empty square, said by nothing.
+    from board_pi.cli.vision import _count
+    from board_pi.vision.geometry import square_side, squares_named, squares_outside
+
+    rows, r = _crankiest(81)
+    x0 = int(r.corners[:, 0].min() + 0.7 * square_side(r.corners))
+    photo, corners = r.image[:, x0:], r.corners - np.float32([x0, 0])
+    reader = Reader()
+    whole = reader.read(r.image, r.corners, played=True)
+    assert whole.outside == () and whole.grid[7] == rows[7]
+    cut = squares_outside(corners, (photo.shape[1], photo.shape[0]))
+    assert (7, 0) in cut and {c for _, c in cut} == {0}
+    reading = reader.read(photo, corners, played=True)
+    assert list(reading.outside) == cut
+    assert reading.grid[7] == "." + rows[7][1:] and reading.confidence[7, 0] == 0
+    assert reading.to_json()["outside"] == [f"A{r + 1}" for r, _ in cut]
+    # The command says which squares it could not see, on standard error; with --json, in it.
+    path = tmp_path / "cut.png"
+    cv2.imwrite(str(path), photo)
+    p = _cli(str(path))
+    assert p.returncode == 0, p.stderr
+    assert f"the photo does not show {_count(cut)} ({squares_named(cut)})" in p.stderr
+    p = _cli(str(path), "--json")
+    assert p.returncode == 0 and "does not show" not in p.stderr
+    assert "A8" in json.loads(p.stdout.splitlines()[-1])["outside"]
+
+
+def test_a_layout_photo_that_does_not_show_the_whole_board_is_not_enrolled() -> None:
+    from board_pi.vision.enrol import enrol
+    from board_pi.vision.geometry import square_side
+
+    _, r = _crankiest(82)
+    y0 = int(r.corners[:, 1].max() - 0.6 * square_side(r.corners))
+    with pytest.raises(ReadError, match=r"does not show \d+ of the layout's squares \([A-O]15"):
+        enrol(r.image[:y0], r.corners)
