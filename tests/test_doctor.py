@@ -295,6 +295,13 @@ def test_calibration_and_enrolled_tiles(tmp_path: Path) -> None:
     save(replace(load(tmp_path / "calibration.json"), bend=0.125), tmp_path / "calibration.json")
     c = doctor.check_calibration(cfg)
     assert c.status == OK and "straightened for a lens bend of +0.125" in c.detail, c.detail
+    # A grid running off the frame (saved before calibrate refused one): its edge squares unseen.
+    cal = load(tmp_path / "calibration.json")
+    half = float(np.ptp(cal.corners[:, 0])) / 30  # about half a square
+    save(replace(cal, corners=cal.corners - np.float32([cal.corners[:, 0].min() + half, 0])), tmp_path / "calibration.json")
+    c = doctor.check_calibration(cfg)
+    assert c.status == WARN and "runs off the" in c.detail and "A15" in c.detail and "calibrate again" in c.fix, c.detail
+    assert not c.failed
     t = doctor.check_tiles(cfg)
     assert t.status == OK and "30 examples" in t.detail
 

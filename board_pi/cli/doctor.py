@@ -388,6 +388,12 @@ def check_calibration(cfg: Config) -> Result:
     except cal.CalibrationError as e:
         return Result("calibration", WARN, f"{e}: the board will be found in every frame instead",
                       "calibrate again: board-pi calibrate", required=False)
+    geometry, _ = _guarded_import("board_pi.vision.geometry")
+    cut = geometry.squares_outside(c.corners, c.frame_size) if geometry is not None else []
+    if cut:  # saved before calibrate refused such a frame, or edited by hand
+        return Result("calibration", WARN, f"{path}: the grid runs off the {c.frame_size[0]}x{c.frame_size[1]} frame: "
+                      f"{len(cut)} squares ({geometry.squares_named(cut)}) are not seen, and a play on them is not read",
+                      "aim the camera at the whole board and calibrate again: board-pi calibrate", required=False)
     bend = getattr(c, "bend", 0.0)
     lens = f"; frames straightened for a lens bend of {bend:+.3f}" if bend else ""
     return Result("calibration", OK, f"{path}: the grid in a {c.frame_size[0]}x{c.frame_size[1]} frame, "
