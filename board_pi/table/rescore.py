@@ -115,8 +115,8 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
     game = Game(list(players), GameRules(tiles=tiles))
     out = Rescored(game, lexicon=lexicon.name if lexicon is not None else "")
     seen = eyes.read(first)
-    _off_the_photo(eyes, first, first_name, out)
     if seen is not None:
+        _off_the_photo(eyes, first_name, out)
         if any(ch != "." for row in seen.grid for ch in row):
             out.doubtful.append(f"{first_name}: tiles on the board before the first play; they are not scored")
         eyes.commit(game.state.board.rows())
@@ -131,11 +131,11 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         if game.state.board.is_empty() and eyes.tracker is not None:
             _turn_upright(eyes, image)
         reading = eyes.read(image)
-        _off_the_photo(eyes, image, name, out)
         if reading is None:
             open_turns.append(_Covered(name, frozenset(), "the board was not seen"))
             out.doubtful.append(f"{name}: the board was not seen; its turn is settled by the next photo")
             continue
+        _off_the_photo(eyes, name, out)
         change = compare(game.state.board, reading, doubt_below)
         if not open_turns and _hidden_whole(game, reading, change, doubt_below):
             hidden = set(change.missing)
@@ -183,17 +183,16 @@ class _Covered:
     why: str
 
 
-def _off_the_photo(eyes: VisionReader, image: np.ndarray, name: str, out: Rescored) -> None:
+def _off_the_photo(eyes: VisionReader, name: str, out: Rescored) -> None:
     """Say so where the photo just read does not show the whole board: what is played on the
     squares off its edge is not seen (those squares keep what they held)."""
-    from ..vision.geometry import squares_named, squares_outside
+    if eyes.outside:
+        from ..vision.geometry import squares_named
 
-    if eyes.last_corners is None:
-        return
-    cut = squares_outside(eyes.last_corners, (image.shape[1], image.shape[0]))
-    if cut:
-        out.doubtful.append(f"{name}: the photo does not show {len(cut)} square{'s' if len(cut) > 1 else ''} "
-                            f"({squares_named(cut)}): the board runs off its edge there, and a play there is not seen")
+        n = len(eyes.outside)
+        out.doubtful.append(f"{name}: the photo does not show {n} square{'s' if n > 1 else ''} "
+                            f"({squares_named(list(eyes.outside))}): the board runs off its edge there, and a play "
+                            "there is not seen")
 
 
 def _settle(game: Game, change: BoardChange, reading: BoardReading, out: Rescored, name: str,

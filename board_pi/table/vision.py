@@ -80,8 +80,8 @@ class VisionReader:
         self._ref_grid: list[list[str]] | None = None
         self._ref_conf: np.ndarray | None = None
         self.last_corners: np.ndarray | None = None
-        # Squares the last frame read did not show (the board running off its edge): their
-        # committed tiles stand, and what is played on them is not seen.
+        # Squares the last frame the board was seen in did not show (the board running off its
+        # edge): their committed tiles stand, and what is played on them is not seen.
         self.outside: tuple[tuple[int, int], ...] = ()
 
     def corners_for(self, frame: np.ndarray) -> np.ndarray | None:
