@@ -558,3 +558,21 @@ def test_the_board_is_found_alike_whatever_the_cpu_s_sorting_code(tmp_path: Path
     there = subprocess.run([sys.executable, "-c", _FIND, *paths], capture_output=True, text=True, env=env,
                            check=True).stdout.splitlines()
     assert there == here
+
+
+def test_a_board_wholly_in_the_frame_is_found_before_a_neighbour_s_cut_by_its_edge() -> None:
+    # A club camera over one table sees the next table's board at its frame's edge, more of it
+    # nearer and larger. The finder took that board, cut off by the edge, for the table's own.
+    from board_pi.vision.evaluate import game_like_rows
+    from board_pi.vision.geometry import squares_outside
+    from board_pi.vision.render import render_board
+
+    own = render_board(game_like_rows(np.random.default_rng(91)), seed=91, hand=False, fill=(0.5, 0.5))
+    other = render_board(game_like_rows(np.random.default_rng(92)), seed=92, hand=False, fill=(0.95, 0.95))
+    cut = int(other.corners[:, 0].min() + 0.9 * (other.corners[:, 0].max() - other.corners[:, 0].min()))
+    frame = np.concatenate([own.image, other.image[:, :cut]], axis=1)
+    assert squares_outside(other.corners, (cut, frame.shape[0]))  # the neighbour's board is cut
+    loc = find_board(frame)
+    assert loc is not None
+    assert corner_error_any_turn(loc.corners, own.corners) < 0.2 * float(np.linalg.norm(own.corners[1] - own.corners[0])) / 15
+    assert not squares_outside(loc.corners, (frame.shape[1], frame.shape[0]))

@@ -49,7 +49,7 @@ import cv2
 import numpy as np
 
 from ..frames import as_bgr, grain
-from ..geometry import GRID, square_side, warp_grid
+from ..geometry import GRID, square_side, squares_outside, warp_grid
 from .lattice import find_lattice, grid_window
 from .outline import outline_grids
 from .orientation import order_clockwise, orientation_from_values, tile_orientation_votes
@@ -260,10 +260,34 @@ def locate_grid(image: np.ndarray, refine: bool = True, gray: np.ndarray | None 
     ``tuning.far_large_side``. A grid found at a larger size elsewhere, and holding more
     squares, is kept. Where none is found, a grainy frame is looked at again softened and, with
     ``far``, a soft one sharpened (``tuning.soft_sharpen``); last, the board's outline.
+
+    A grid running off the picture's edge gives way to another board lying wholly in it, where
+    there is one: a neighbouring table's board at the edge of a club camera's frame, or of a
+    photo of the room, may show more squares to the finder than the table's own.
     """
     bgr = as_bgr(image)
     if min(bgr.shape[:2]) < tuning.least_side:
         return None
+    got = _locate_grid(bgr, refine, gray, tuning, far)
+    h, w = bgr.shape[:2]
+    if got is None or not squares_outside(got[0], (w, h)):
+        return got
+    # Looked at again with that board covered (its frame too: a square beyond the grid all
+    # round) by the picture's own middle colour, so it is neither a lattice nor an outline.
+    c = got[0].astype(np.float64)
+    cover = c.mean(axis=0) + (c - c.mean(axis=0)) * (GRID + 2) / GRID
+    hidden = bgr.copy()
+    cv2.fillConvexPoly(hidden, np.round(cover).astype(np.int32),
+                       tuple(float(v) for v in np.median(bgr.reshape(-1, 3), axis=0)))
+    other = _locate_grid(hidden, refine, None, tuning, far)
+    if other is not None and not squares_outside(other[0], (w, h)):
+        return other
+    return got
+
+
+def _locate_grid(bgr: np.ndarray, refine: bool, gray: np.ndarray | None, tuning: FinderTuning,
+                 far: bool) -> tuple[np.ndarray, float] | None:
+    """:func:`locate_grid`'s search, of one grid."""
     got = None
     size = max(bgr.shape[:2])
     # The working copies up to the first that sees the image whole (larger ones would be the same).
