@@ -392,7 +392,7 @@ def check_calibration(cfg: Config) -> Result:
     cut = geometry.squares_outside(c.corners, c.frame_size) if geometry is not None else []
     if cut:  # saved before calibrate refused such a frame, or edited by hand
         return Result("calibration", WARN, f"{path}: the grid runs off the {c.frame_size[0]}x{c.frame_size[1]} frame: "
-                      f"{len(cut)} squares ({geometry.squares_named(cut)}) are not seen, and a play on them is not read",
+                      f"{geometry.squares_not_shown(cut, 'frame')}, and a play on them is not read",
                       "aim the camera at the whole board and calibrate again: board-pi calibrate", required=False)
     bend = getattr(c, "bend", 0.0)
     lens = f"; frames straightened for a lens bend of {bend:+.3f}" if bend else ""

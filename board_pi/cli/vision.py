@@ -17,7 +17,7 @@ from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker_image, save
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
 from ..vision.frames import FrameSourceError, open_source
-from ..vision.geometry import corners_moved, squares_named, squares_outside
+from ..vision.geometry import corners_moved, squares_not_shown, squares_outside
 from ..vision.locate.refine import snap_hand_corners
 from ..vision.read import NoBoard, ReadError, Reader, board_washed_out, load_profile, photo_board, washed_out_note
 from .errors import UsageError
@@ -69,14 +69,10 @@ def cmd_read(args: argparse.Namespace) -> int:
         if snapped:
             print(f"board-pi read: {note}; the squares read through them", file=sys.stderr)
         if reading.outside:  # in the JSON as "outside"
-            print(f"board-pi read: the photo does not show {_count(reading.outside)} ({squares_named(list(reading.outside))}):"
-                  " the board runs off its edge there; not read, shown as empty", file=sys.stderr)
+            print(f"board-pi read: {squares_not_shown(list(reading.outside), 'photo')}: the board runs off its edge "
+                  "there; not read, shown as empty", file=sys.stderr)
         print("\n".join(reading.grid))
     return 0
-
-
-def _count(squares: Any) -> str:
-    return f"{len(squares)} square{'s' if len(squares) != 1 else ''}"
 
 
 def cmd_enrol(args: argparse.Namespace) -> int:
@@ -170,7 +166,7 @@ def cmd_calibrate(args: Any) -> int:
     cut = squares_outside(cal.corners, cal.frame_size)
     if cut:
         # Every frame at the table would read these squares as empty: a play there lost.
-        raise UsageError(f"the frame does not show {_count(cut)} ({squares_named(cut)}): the board runs off its edge there, and "
+        raise UsageError(f"{squares_not_shown(cut, 'frame')}: the board runs off its edge there, and "
                          "the table could not read them. Move the camera back (or aim it) so that the whole "
                          "board is in view, and calibrate again")
     path = save(cal, args.out)

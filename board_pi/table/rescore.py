@@ -187,12 +187,10 @@ def _off_the_photo(eyes: VisionReader, name: str, out: Rescored) -> None:
     """Say so where the photo just read does not show the whole board: what is played on the
     squares off its edge is not seen (those squares keep what they held)."""
     if eyes.outside:
-        from ..vision.geometry import squares_named
+        from ..vision.geometry import squares_not_shown
 
-        n = len(eyes.outside)
-        out.doubtful.append(f"{name}: the photo does not show {n} square{'s' if n > 1 else ''} "
-                            f"({squares_named(list(eyes.outside))}): the board runs off its edge there, and a play "
-                            "there is not seen")
+        out.doubtful.append(f"{name}: {squares_not_shown(list(eyes.outside), 'photo')}: the board runs off its "
+                            "edge there, and a play there is not seen")
 
 
 def _settle(game: Game, change: BoardChange, reading: BoardReading, out: Rescored, name: str,

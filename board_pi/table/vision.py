@@ -240,7 +240,7 @@ class VisionReader:
         corners = self.corners_for(frame)
         if corners is None:
             return None
-        from ..vision.geometry import squares_named, squares_outside
+        from ..vision.geometry import squares_not_shown, squares_outside
         from ..vision.read import rectified
 
         self.last_corners = corners
@@ -248,12 +248,14 @@ class VisionReader:
         if outside != self.outside:  # said once, when it starts (or changes), not at every frame
             self.outside = outside
             if outside:
-                log.warning("the camera does not show %d squares (%s): the board runs off the frame there, and a "
-                            "play on them is not seen; aim the camera at the whole board", len(outside),
-                            squares_named(list(outside)))
+                log.warning("%s: the board runs off the frame there, and a play on them is not seen; aim the "
+                            "camera at the whole board", squares_not_shown(list(outside), "camera"))
         warped = rectified(frame, corners)  # made once: compared with the last frame's, and read
         look = self._look(warped)
-        squares = self.changed_squares(look)
+        # Off the frame's edge (a camera knocked, the board slid): not seen, so not read as
+        # changed; what was committed there stays (an empty square there would withdraw a play).
+        off = set(outside)
+        squares = [sq for sq in self.changed_squares(look) if sq not in off]
         self.stats.squares_read += len(squares)
         # The committed tiles count against the tile set (no third blank, no second Z), and the
         # calibration frame of the empty board says what each square looks like empty.
@@ -263,11 +265,6 @@ class VisionReader:
                                     warped=warped) if squares else None)
         grid = [list(r) for r in self._ref_grid] if self._ref_grid else [["."] * N for _ in range(N)]
         conf = self._ref_conf.copy() if self._ref_conf is not None else np.ones((N, N), np.float32)
-        if reading is not None and getattr(reading, "outside", ()):
-            # Off the frame's edge (a camera knocked, the board slid): not seen, so not changed;
-            # what was committed there stays (an empty square there would withdraw a play).
-            off = set(getattr(reading, "outside", ()))
-            squares = [sq for sq in squares if sq not in off]
         if reading is not None:  # the reader has already looked again at squares it doubted
             seen = [split_row(row) for row in reading.grid]
             for r, c in squares:
@@ -277,7 +274,7 @@ class VisionReader:
             # seen as a change; a play is one line, so where new tiles were read, the squares
             # that would join or extend their line are read too (with the new tiles as committed).
             looked = set(squares)
-            also = [sq for sq in line_squares(self._ref_grid, grid) if sq not in looked]
+            also = [sq for sq in line_squares(self._ref_grid, grid) if sq not in looked and sq not in off]
             if also:
                 # Read beside them again, the squares of this reading read empty in doubt: a tile
                 # whose only neighbour was such a blank was read as a lone tile, and so as empty.
@@ -287,9 +284,7 @@ class VisionReader:
                 more = self.reader.read(frame, corners, squares=also + again, committed=[_row_text(r) for r in grid],
                                         empty=empty, played=True, warped=warped)
                 seen = [split_row(row) for row in more.grid]
-                off = set(getattr(more, "outside", ()))
-                also = [sq for sq in also if sq not in off]
-                for r, c in also + [sq for sq in again if sq not in off]:
+                for r, c in also + again:
                     grid[r][c] = seen[r][c]
                     conf[r, c] = more.confidence[r, c]
                 squares = squares + also

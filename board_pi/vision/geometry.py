@@ -101,6 +101,15 @@ def squares_named(squares: list[tuple[int, int]], most: int = 8) -> str:
     return ", ".join(names) if len(names) <= most else ", ".join(names[:most - 2]) + f" and {len(names) - most + 2} more"
 
 
+def squares_not_shown(squares: list[tuple[int, int]], picture: str) -> str:
+    """What to say of squares :func:`squares_outside` found, ``picture`` being what was looked at.
+
+    >>> squares_not_shown([(0, 14)], "photo")
+    'the photo does not show 1 square (O1)'
+    """
+    return f"the {picture} does not show {len(squares)} square{'s' if len(squares) != 1 else ''} ({squares_named(squares)})"
+
+
 def grid_to_image(corners: np.ndarray) -> np.ndarray:
     """The homography from grid units (0..15, upright) to image pixels."""
     g = np.float32([[0, 0], [GRID, 0], [GRID, GRID], [0, GRID]])

@@ -714,8 +714,7 @@ def _crankiest(seed: int):  # type: ignore[no-untyped-def]
 def test_squares_off_the_photo_s_edge_are_not_read_and_are_said_to_be(tmp_path: Path) -> None:
     # A camera too near, or a photo cropped: column A runs off the photo's left edge. Its squares
     # showed the edge's pixels smeared, and the C on A8 read as an empty square, said by nothing.
-    from board_pi.cli.vision import _count
-    from board_pi.vision.geometry import square_side, squares_named, squares_outside
+    from board_pi.vision.geometry import square_side, squares_not_shown, squares_outside
 
     rows, r = _crankiest(81)
     x0 = int(r.corners[:, 0].min() + 0.7 * square_side(r.corners))
@@ -734,7 +733,7 @@ def test_squares_off_the_photo_s_edge_are_not_read_and_are_said_to_be(tmp_path: 
     cv2.imwrite(str(path), photo)
     p = _cli(str(path))
     assert p.returncode == 0, p.stderr
-    assert f"the photo does not show {_count(cut)} ({squares_named(cut)})" in p.stderr
+    assert squares_not_shown(cut, "photo") in p.stderr
     p = _cli(str(path), "--json")
     assert p.returncode == 0 and "does not show" not in p.stderr
     assert "A8" in json.loads(p.stdout.splitlines()[-1])["outside"]
