@@ -83,6 +83,10 @@ class VisionReader:
         # Squares the last frame the board was seen in did not show (the board running off its
         # edge): their committed tiles stand, and what is played on them is not seen.
         self.outside: tuple[tuple[int, int], ...] = ()
+        # Whether the first tiles have said which way round the board lies (see
+        # _turn_by_the_first_tiles), and the tiles the last frame showed before they did.
+        self._turn_settled = False
+        self._first_tiles: frozenset[tuple[int, int]] | None = None
 
     def corners_for(self, frame: np.ndarray) -> np.ndarray | None:
         """The grid's corners in this frame (:meth:`straightened` already), upright order; None
@@ -154,31 +158,53 @@ class VisionReader:
             return old
         cal = self.tracker.calibration
         if k:  # saved too: after a restart the first frames are read the right way round
-            self.tracker.keep(replace(cal, corners=candidates[k], rotation=(cal.rotation + 90 * k) % 360))
+            self.tracker.keep(replace(cal, corners=candidates[k], rotation=(cal.rotation + 90 * k) % 360,
+                                      empty=None if cal.empty is None else cal.empty.turned(k)))
         return candidates[k]
 
-    def turn_by_the_tiles(self, frame: np.ndarray, corners: np.ndarray, before: Any) -> np.ndarray:
+    def turn_by_the_tiles(self, frame: np.ndarray, corners: np.ndarray, before: Any, sure: bool = False,
+                          tiles: np.ndarray | None = None) -> np.ndarray:
         """Which way round the board whose grid has ``corners`` lies, where too few tiles are
         committed to say (a table started on a board with tiles on it, tiles down before the first
         press, a rescore's first play): the tiles on it now say, read at all four turns
         (:meth:`~board_pi.vision.read.Reader.read_upright`); where they cannot tell, it keeps the
-        turn nearest ``before``'s (a calibration: at most nudged). Not the finder's own claim from
-        the tiles' point values, which is wrong far more often. A turn is kept in the tracker."""
+        turn nearest ``before``'s (a calibration: at most nudged). ``tiles`` (15 x 15, True where a
+        tile stands, as read through ``corners``), when known, are not read again
+        (:meth:`~board_pi.vision.read.Reader.which_way_up`). Not the finder's own claim from
+        the tiles' point values, which is wrong far more often. A turn is kept in the tracker, and
+        so are corners taken the other way round, where the tiles say the camera's picture is a
+        mirror image of the board (:attr:`~board_pi.vision.read.Turn.mirrored`). ``sure``: only a
+        turn the tiles are not in doubt of (:attr:`~board_pi.vision.read.Turn.in_doubt`)."""
         from dataclasses import replace
 
         from ..vision.locate import nearest_turn
 
         cal = self.tracker.calibration
         k = nearest_turn(corners, np.asarray(before.corners, np.float32).reshape(4, 2))
+        out = np.roll(corners, -k, axis=0).astype(np.float32)
         read_upright = getattr(self.reader, "read_upright", None)
+        which_way_up = getattr(self.reader, "which_way_up", None)
+        empty = None if cal.empty is None else cal.empty.turned(k)
         if callable(read_upright):
-            turn = getattr(read_upright(frame, np.roll(corners, -k, axis=0).astype(np.float32)), "turn", None)
-            if turn is not None and turn.decided:
+            if tiles is not None and callable(which_way_up):
+                turn = which_way_up(frame, out, np.rot90(np.asarray(tiles, bool), k))
+            else:
+                turn = getattr(read_upright(frame, out), "turn", None)
+            if turn is not None and turn.decided and not (sure and getattr(turn, "in_doubt", False)):
+                if getattr(turn, "mirrored", False):
+                    # The camera's picture is a mirror image: the grid taken the other way round
+                    # reads the right way round, here and (kept) at every later frame.
+                    out = out[[1, 0, 3, 2]]
+                    empty = None if empty is None else empty.mirrored()
+                    log.warning("the camera's picture is a mirror image of the board (set to flip it?): "
+                                "read the right way round; set the camera not to flip its picture")
                 k = (k + turn.degrees // 90) % 4
-        if k:
-            self.tracker.keep(replace(cal, corners=np.roll(corners, -k, axis=0).astype(np.float32),
-                                      rotation=(cal.rotation + 90 * k) % 360))
-        return np.roll(corners, -k, axis=0).astype(np.float32)
+                out = np.roll(out, -(turn.degrees // 90), axis=0).astype(np.float32)
+                empty = None if empty is None else empty.turned(turn.degrees // 90)
+        if not np.array_equal(out, corners):
+            # The empty board's look goes with its squares (seen through the old corners).
+            self.tracker.keep(replace(cal, corners=out, rotation=(cal.rotation + 90 * k) % 360, empty=empty))
+        return out
 
     @staticmethod
     def _look(w: np.ndarray) -> np.ndarray:
@@ -240,6 +266,42 @@ class VisionReader:
         corners = self.corners_for(frame)
         if corners is None:
             return None
+        reading = self._read_at(frame, corners)
+        turned = self._turn_by_the_first_tiles(frame, corners, reading)
+        if turned is not None:
+            self.reset()  # the empty board's look was taken through the old corners: all read again
+            reading = self._read_at(frame, turned)
+        return reading
+
+    def _turn_by_the_first_tiles(self, frame: np.ndarray, corners: np.ndarray,
+                                 reading: BoardReading) -> np.ndarray | None:
+        """The grid's corners taken another way round, where the first tiles on the board say
+        so; else None. A table is calibrated on the empty board, whose pattern is the same all
+        four ways and in a mirror: the turn it was given (``calibrate --rotation``, or the
+        finder's guess) may be wrong, and a camera may flip its picture. So once, when a board
+        with fewer committed tiles than it takes to tell (:attr:`Reader.TURN_TILES
+        <board_pi.vision.read.Reader.TURN_TILES>`) shows that many in two frames in a row (not
+        an arm passing over it), the tiles are read at every turn and in the mirror
+        (:meth:`turn_by_the_tiles`), and a turn or mirror they are sure of is kept (in the
+        tracker, saved). Not where the tiles are in doubt: the calibration's turn stands."""
+        if self.tracker is None or self._turn_settled:
+            return None
+        want = int(getattr(self.reader, "TURN_TILES", 3))
+        if self._ref_grid is not None and sum(t != "." for row in self._ref_grid for t in row) >= want:
+            self._turn_settled = True  # committed tiles, read this way round, hold the turn
+            return None
+        tiles = frozenset((r, c) for r, row in enumerate(reading.grid) for c, t in enumerate(split_row(row)) if t != ".")
+        if len(tiles) < want or tiles != self._first_tiles:
+            self._first_tiles = tiles if len(tiles) >= want else None
+            return None
+        self._turn_settled = True
+        placed = np.zeros((N, N), bool)
+        for r, c in tiles:
+            placed[r, c] = True
+        turned = self.turn_by_the_tiles(frame, corners, self.tracker.calibration, sure=True, tiles=placed)
+        return None if np.array_equal(turned, corners) else turned
+
+    def _read_at(self, frame: np.ndarray, corners: np.ndarray) -> BoardReading:
         from ..vision.geometry import squares_not_shown, squares_outside
         from ..vision.read import rectified
 

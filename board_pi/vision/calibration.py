@@ -31,7 +31,7 @@ import numpy as np
 
 from board_pi.files import write_json
 from board_pi.vision.frames import as_bgr
-from board_pi.vision.geometry import GRID, PREMIUM_MASK, grid_to_image, warp_grid
+from board_pi.vision.geometry import GRID, PREMIUM_MASK, grid_to_image, handed_as, mirrored, warp_grid
 from board_pi.vision.empty import EmptyLook
 from board_pi.vision.lens import MAX_BEND, Lens
 from board_pi.vision.locate import BoardLocation, find_board, nearest_turn
@@ -636,6 +636,11 @@ class Tracker:
         if from_markers is not None:
             # One marker places the grid only roughly, but well enough to say where A1 went.
             return _closest_turn(loc, from_markers)
+        if mirrored(cal.corners):
+            # A camera whose picture is a mirror image: the board found is taken the same way
+            # round, and the finder's own turn (from the values' places beside the letters,
+            # which a mirror moves) is no guide.
+            return _closest_turn(replace(loc, corners=handed_as(loc.corners, cal.corners)), cal.corners)
         if loc.orientation_confidence < self.min_orientation_confidence:
             loc = _closest_turn(loc, cal.corners)
         return loc

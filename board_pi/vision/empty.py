@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -413,6 +413,23 @@ class EmptyLook:
             own = EmptyLook.from_photo(colours, tiles, unlettered=unlettered)
             colour[unknown], spread[unknown] = own.colour[unknown], own.spread[unknown]
         return EmptyLook(colour, spread)
+
+    def turned(self, quarter_turns: int) -> "EmptyLook":
+        """This look through the same grid's corners rolled by ``quarter_turns``
+        (``np.roll(corners, -quarter_turns, axis=0)``, the board taken a quarter turn further
+        each): every square's look goes with the square it was seen on."""
+        return self._moved(lambda a: np.rot90(a, quarter_turns, axes=(0, 1)))
+
+    def mirrored(self) -> "EmptyLook":
+        """This look through the same grid's corners taken the other way round (A1, O1, O15, A15:
+        :func:`~board_pi.vision.geometry.handed_as`), each row's squares the other way along."""
+        return self._moved(lambda a: a[:, ::-1])
+
+    def _moved(self, how: Callable[[np.ndarray], np.ndarray]) -> "EmptyLook":
+        def moved(a: np.ndarray | None) -> np.ndarray | None:
+            return None if a is None else np.ascontiguousarray(how(a))
+
+        return EmptyLook(moved(self.colour), moved(self.spread), moved(self.unlit), moved(self.glare))
 
     def to_json(self) -> dict[str, Any]:
         return {"colour": [[None if not np.isfinite(v[0]) else [round(float(x), 1) for x in v] for v in row]

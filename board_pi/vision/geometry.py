@@ -69,6 +69,34 @@ tenth of a square to three quarters: of tiles cut up to a quarter of a square de
 right; a quarter to three tenths, 18 of 19; three to four tenths, 28 of 34; past a half, 14 of 93."""
 
 
+def mirrored(corners: np.ndarray) -> bool:
+    """Whether ``corners`` run the other way round the picture than upright corners do: A1, O1,
+    O15, A15 as the picture shows them, counter-clockwise (y down), as a picture that is a mirror
+    image of the board has them (:meth:`~board_pi.vision.read.Reader.read_upright`). Warped
+    through them, the board comes out the right way round.
+
+    >>> square = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
+    >>> mirrored(square), mirrored(square[[1, 0, 3, 2]])
+    (False, True)
+    """
+    c = _corners(corners).astype(np.float64)
+    x, y = c[:, 0], c[:, 1]
+    return float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y)) < 0
+
+
+def handed_as(corners: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``corners`` taken the same way round as ``like`` (:func:`mirrored`): a board found again
+    in a mirror image's frames keeps being read the right way round. The turn is left as it
+    comes (``locate.nearest_turn`` settles it).
+
+    >>> square = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
+    >>> handed_as(square, square[[1, 0, 3, 2]]).tolist()
+    [[10.0, 0.0], [0.0, 0.0], [0.0, 10.0], [10.0, 10.0]]
+    """
+    c = _corners(corners)
+    return c[[1, 0, 3, 2]] if mirrored(c) != mirrored(like) else c
+
+
 def squares_outside(corners: np.ndarray, size: tuple[int, int]) -> list[tuple[int, int]]:
     """The squares (row, column) whose middle (:data:`SEEN_MIDDLE` of the square about its
     centre) does not lie wholly within a picture of ``size`` (width, height): the board runs off

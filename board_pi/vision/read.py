@@ -268,12 +268,15 @@ class Turn:
     """Which way up a board was read: ``degrees`` clockwise the corners given were turned by
     (0, 90, 180, 270) to put square A1 first; ``tiles`` the tiles that voted;
     ``confidence`` 0..1 (the likeliest turn's share of the belief over the four); ``decided``
-    False when too few tiles showed to tell, and the corners were kept as given."""
+    False when too few tiles showed to tell, and the corners were kept as given; ``mirrored``
+    when the picture was a mirror image of the board, read as the board is (``degrees`` are then
+    the turn of the mirror image, its corners taken A1, O1, O15, A15)."""
 
     degrees: int
     tiles: int
     confidence: float
     decided: bool
+    mirrored: bool = False
 
     IN_DOUBT: ClassVar[float] = 0.6
     """A turn decided with less confidence than this is said to be in doubt (:attr:`in_doubt`).
@@ -289,21 +292,24 @@ class Turn:
     @property
     def worth_telling(self) -> bool:
         """Undecided, turned or in doubt: what a command tells the player (:attr:`message`)."""
-        return not self.decided or self.degrees != 0 or self.in_doubt
+        return not self.decided or self.degrees != 0 or self.in_doubt or self.mirrored
 
     def to_json(self) -> dict:
         return {"degrees": self.degrees, "tiles": self.tiles, "confidence": round(self.confidence, 4),
-                "decided": self.decided}
+                "decided": self.decided, "mirrored": self.mirrored}
 
     @property
     def message(self) -> str:
         if not self.decided:
             return (f"only {self.tiles} tile{'s' if self.tiles != 1 else ''} on the board: too few to tell "
                     "which way up it is; read with the corners as they were")
+        # A camera set to flip its picture is worth fixing: said first.
+        read = ("the picture is a mirror image of the board (a camera set to flip its picture, a front camera, "
+                "a mirror): read the right way round, " if self.mirrored else "read ")
         if self.in_doubt:
-            return (f"read turned {self.degrees} degrees, but which way up is in doubt ({self.tiles} tiles, "
+            return (f"{read}turned {self.degrees} degrees, but which way up is in doubt ({self.tiles} tiles, "
                     f"confidence {self.confidence:.2f}): check the board, or give its corners from A1")
-        return f"read turned {self.degrees} degrees ({self.tiles} tiles agree, confidence {self.confidence:.2f})"
+        return f"{read}turned {self.degrees} degrees ({self.tiles} tiles agree, confidence {self.confidence:.2f})"
 
 
 MAX_PROFILE_BYTES = 64 << 20
@@ -969,25 +975,53 @@ class Reader:
     """Votes needed before the point values weigh in full (fewer weigh less)."""
     TURN_VOTERS = 24
     """The most tiles read at each of the four turns: enough to decide, and a bound on the time."""
+    MIRROR_ODDS = 2.0
+    """How much more clearly (log odds) the tiles must read in the picture's mirror image than in
+    the picture as it is before it is taken for a mirror image (:meth:`read_upright`): a camera
+    set to flip its picture, a phone's front camera, a board seen in a mirror. Chosen on the
+    tuning boards (the early boards of real games at seeds 39,500,000 and 39,700,000 on, game-like
+    boards at 39,600,000 on, the real tuning photos; each as it is and mirrored): as they are,
+    the mirror was at most 0.2 clearer (early boards of 3-8 tiles); mirrored, it was at least 5.3
+    clearer on full boards and 2.9 on the real photos (3 tiles). Read so: as they are, none was
+    taken for a mirror image; mirrored, 60 of 60 game-like boards, 26 of 26 tuning photos with
+    tiles and 54 of 73 early boards were (the others' tiles too few, or too alike mirrored)."""
 
     def read_upright(self, image: np.ndarray, corners: np.ndarray, played: bool = False) -> Reading:
         """Read the board whichever way up it lies in the photo: the tiles are read at all four
         turns and the likeliest kept (the premium layout is the same all four ways; a tile's
         letter is not). :attr:`Reading.turn` says which, and whether there were enough tiles to
         tell (:attr:`TURN_TILES`); too few, and the corners are kept as given. The tiles' point
-        values vote as well, where they can be seen. ``played`` as for :meth:`read`."""
+        values vote as well, where they can be seen. ``played`` as for :meth:`read`.
+
+        A picture that is a mirror image of the board (a camera set to flip its picture, a
+        phone's front camera, a board seen in a mirror) is read as the board is, where its
+        tiles read clearly enough so (:attr:`MIRROR_ODDS`), and :attr:`Turn.mirrored` says so:
+        the reading's corners then run the other way round the board (A1, O1, O15, A15 as the
+        picture shows them), which :func:`rectified` and :meth:`read` take as they are."""
         reading = self.read(image, corners, played=played)
+        # Tiles, not only letters: a letter seen sideways may read as a blank tile.
+        turn = self.which_way_up(image, corners, [[ch != EMPTY_CLASS for ch in split_row(row)] for row in reading.grid])
+        if not turn.decided or (turn.degrees == 0 and not turn.mirrored):
+            return replace(reading, turn=turn)
+        # A mirror image's corners are the board's taken the other way round: A1, then O1.
+        corners = np.asarray(corners, np.float32).reshape(4, 2)
+        seen_as = corners[[1, 0, 3, 2]] if turn.mirrored else corners
+        return replace(self.read(image, np.roll(seen_as, -(turn.degrees // 90), axis=0), played=played), turn=turn)
+
+    def which_way_up(self, image: np.ndarray, corners: np.ndarray, tiles: Any) -> Turn:
+        """Which way up the board whose grid has ``corners`` lies, and whether the picture is a
+        mirror image of it (:meth:`read_upright`, whose turn this is), judged by its ``tiles``
+        (15 x 15, True where a tile stands, as read through ``corners``)."""
         try:
             image = as_bgr(image)
         except FrameSourceError as e:
             raise ReadError(str(e)) from None
         corners = np.asarray(corners, np.float32).reshape(4, 2)
-        warped = _warp(image, corners)
-        # Tiles, not only letters: a letter seen sideways may read as a blank tile.
-        lettered = np.array([[ch != EMPTY_CLASS for ch in split_row(row)] for row in reading.grid])
+        lettered = np.asarray(tiles, bool).reshape(N, N)
         n = int(lettered.sum())
         if n < self.TURN_TILES:
-            return replace(reading, turn=Turn(0, n, 0.0, False))
+            return Turn(0, n, 0.0, False)
+        warped = _warp(image, corners)
         # Tiles spread over the board vote (not the surest as read: those are the letters that
         # look alike either way up, O, S, Z, N): their belief in their best letter at each turn.
         # Tiles on plain squares, where there are enough: the print of a premium square seen
@@ -1001,13 +1035,14 @@ class Reader:
             placed, n = plain, len(plain)
         voters = [placed[i] for i in np.linspace(0, n - 1, min(n, self.TURN_VOTERS)).round().astype(int)]
         letters = np.array([ch not in (EMPTY_CLASS, BLANK_CLASS) for ch in self.classes])
-        seen = []  # each voter's probabilities at each turn
-        at = voters
-        for k in range(4):
-            # Corners rolled by k (A1 at what was the k-th corner) are this view of the board.
-            p, _ = self.run(patches(np.ascontiguousarray(np.rot90(warped, k)), at))
-            seen.append(p)
-            at = [(N - 1 - c, r) for r, c in at]  # where each stands once turned a quarter more
+        cuts = []  # each voter's patch in each view: the four turns, then the four of the mirror
+        for view in (warped, np.fliplr(warped)):
+            at = voters if view is warped else [(r, N - 1 - c) for r, c in voters]
+            for k in range(4):
+                # Corners rolled by k (A1 at what was the k-th corner) are this view of the board.
+                cuts.append(patches(np.ascontiguousarray(np.rot90(view, k)), at))
+                at = [(N - 1 - c, r) for r, c in at]  # where each stands once turned a quarter more
+        seen = np.split(self.run(np.concatenate(cuts))[0], 8)  # one run: the network's batches are fuller
         keep = np.ones(len(voters), bool)
         if few:
             # Too few on plain squares: those on premium squares vote too, but only the ones that
@@ -1020,11 +1055,16 @@ class Reader:
             keep |= np.all([q[:, empty] < 0.5 for q in seen], axis=0)
             if keep.sum() < self.TURN_TILES:
                 keep[:] = True  # too few left to judge by: all of them, as they stand
-        score = np.zeros(4)
-        for k in range(4):
-            # Each tile's say is bounded: a blank (no letter either way up) or a smudged tile
-            # must not outweigh the others reading clearly at one turn only.
-            score[k] = float(np.log(np.maximum(seen[k][keep][:, letters].max(axis=1), self.TURN_FLOOR)).sum())
+        # How well the tiles read in each view: the turns within the picture as it is and within
+        # its mirror image are told apart by each tile's best letter, as they always were; the
+        # two pictures by how clearly the tiles read (less the spread of their beliefs), for a
+        # mirrored letter still reads as some letter, often surely enough (a mirrored R as R, E
+        # as B), but with its belief spread over others. Each tile's say is bounded either way:
+        # a blank (no letter either way up) or a smudged tile must not outweigh the others
+        # reading clearly at one turn only.
+        floor = np.log(self.TURN_FLOOR)
+        score = np.array([np.log(np.maximum(q[keep][:, letters].max(axis=1), self.TURN_FLOOR)).sum() for q in seen])
+        clarity = np.array([np.maximum((q[keep] * np.log(q[keep] + 1e-9)).sum(axis=1), floor).sum() for q in seen])
         # The tiles' point values, printed at the bottom right of their letters, vote too: each
         # letter with its value diagonally beside it (locate.tile_orientation_votes). The votes
         # are not independent (one typeface, one light: a mark the finder misplaces on one tile
@@ -1033,15 +1073,19 @@ class Reader:
         # clearly one way only (counted one by one they turned 5 of 40 rendered boards wrong).
         # Only marks on squares read as tiles vote: an old board's print has letters and
         # digits too, upright one way only (on the real tuning photos, a third of the votes).
-        votes = tile_orientation_votes(cv2.cvtColor(warp_grid(image, corners, 32), cv2.COLOR_BGR2GRAY), lettered)
-        score += self.VOTE_WEIGHT * votes / max(float(votes.sum()), self.VOTE_FULL)
+        # In a mirror the value stands left of its letter, where a turned board's would, so
+        # the marks alone cannot tell a mirror from a turn: with the letters, they can.
+        top = cv2.cvtColor(warp_grid(image, corners, 32), cv2.COLOR_BGR2GRAY)
+        votes = np.concatenate([tile_orientation_votes(top, lettered),
+                                tile_orientation_votes(np.ascontiguousarray(np.fliplr(top)), np.fliplr(lettered))])
+        votes = self.VOTE_WEIGHT * votes / max(float(votes.sum()) / 2, self.VOTE_FULL)
+        score, clarity = score + votes, clarity + votes
+        mirrored = bool(clarity[4:].max() - clarity[:4].max() > self.MIRROR_ODDS)
+        score = score[4:] if mirrored else score[:4]
         post = np.exp(score - score.max())
         post /= post.sum()
         k = int(post.argmax())
-        turn = Turn(90 * k, int(keep.sum()), float(post[k]), True)
-        if k == 0:
-            return replace(reading, turn=turn)
-        return replace(self.read(image, np.roll(corners, -k, axis=0), played=played), turn=turn)
+        return Turn(90 * k, int(keep.sum()), float(post[k]), True, mirrored)
 
     def _look(self, warped: np.ndarray, squares: Sequence[tuple[int, int]], look_again: bool,
               committed: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

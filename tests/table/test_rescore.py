@@ -268,6 +268,24 @@ def test_the_first_tiles_say_which_way_round_the_board_lies() -> None:
         ("8D", "WINDY", 32), ("7C", "GALE", 16), ("9E", "HE", 14)], result
 
 
+@pytest.mark.parametrize("quarter_turns", [0, 1])
+def test_a_game_photographed_through_a_camera_that_flips_its_picture(quarter_turns: int) -> None:
+    # A camera set to flip its picture (a webcam's mirror setting, picamera2's hflip): every
+    # photo is a mirror image of the board. The first play's tiles say so, and the game is read
+    # the right way round from then on, a board moved at the fourth press included.
+    from board_pi.table.rescore import rescore as rescore_frames
+
+    plays = ["8D WINDY", "7C GALE", "9E HE", "10F AXE"]
+    photos = [(f"press{i}", np.ascontiguousarray(render_board(
+        rows, seed=700 + i, hand=False, tilt=8.0, quarter_turns=quarter_turns, effects=False,
+        style=random_style(np.random.default_rng(11)), pose_seed=11 if i < 3 else 12).image[:, ::-1]))
+        for i, rows in enumerate(boards(plays))]
+    result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"]).to_json()
+    assert [(m["position"], m["word"], m["score"]) for m in result["moves"]] == [
+        ("8D", "WINDY", 32), ("7C", "GALE", 16), ("9E", "HE", 14), ("10F", "AXE", 18)], result
+    assert result["doubtful"] == []
+
+
 def _shot(rows: list[str], seed: int, hand: bool = False) -> np.ndarray:
     """``rows`` as these tests' fixed camera photographs them (``hand``: an arm over the board)."""
     return render_board(rows, seed=seed, hand=hand, tilt=8.0, effects=False,

@@ -335,3 +335,62 @@ def test_committed_tiles_off_the_frame_s_edge_stay_as_committed(caplog: pytest.L
     assert seen.grid == tuple(rows)
     said = [r.getMessage() for r in caplog.records if "does not show" in r.getMessage()]
     assert len(said) == 1 and "(A1, A2" in said[0], said  # once, not at every frame
+
+
+def _first_plays() -> tuple[list[str], list[str]]:
+    one = [r if i != 7 else "...WINDY......." for i, r in enumerate(EMPTY)]
+    two = [r if i != 6 else "..GALE........." for i, r in enumerate(one)]
+    return one, two
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_the_first_play_s_tiles_say_which_way_round_a_table_s_board_lies(mirror: bool) -> None:
+    # Calibrated on the empty board, whose pattern is the same all four ways and in a mirror, a
+    # quarter turn out (the camera over the table's side); with ``mirror``, a camera that flips
+    # its picture too. The first play's tiles, seen still in two frames, say how the board lies:
+    # it is read the right way round from then on, and the calibration kept so.
+    def seen(rows: list[str], n: int) -> tuple[np.ndarray, np.ndarray]:
+        image, corners = frame(rows, n, effects=False)
+        if not mirror:
+            return image, corners
+        c = corners.copy()
+        c[:, 0] = image.shape[1] - 1 - c[:, 0]
+        return np.ascontiguousarray(image[:, ::-1]), c[[1, 0, 3, 2]]  # as a finder finds it there
+
+    one, two = _first_plays()
+    empty, corners = seen(EMPTY, 0)
+    tracker = Tracker(calibrate(empty, np.roll(corners, 1, axis=0), rotation=0, use_markers=False))
+    reader = VisionReader(tracker=tracker)
+    assert reader.read(empty).grid == tuple(EMPTY)  # type: ignore[union-attr]
+    reader.commit(EMPTY)
+    image, _ = seen(one, 1)
+    first = reader.read(image)
+    assert first is not None and first.grid != tuple(one)  # one frame: perhaps an arm passing over
+    again = reader.read(image)
+    assert again is not None and again.grid == tuple(one)
+    want = corners[[1, 0, 3, 2]] if mirror else corners
+    assert np.abs(tracker.calibration.corners - want).max() < 1.0
+    reader.commit(one)
+    image, _ = seen(two, 2)
+    assert reader.read(image).grid == tuple(two)  # type: ignore[union-attr]
+
+
+def test_a_table_s_turn_stands_where_the_first_tiles_are_in_doubt() -> None:
+    # Calibrated three quarter turns out, NOON's tiles read as Z's sideways: they are in doubt of
+    # the turn (Turn.in_doubt), and the turn the table was calibrated with stands.
+    noon = [r if i != 7 else ".......NOON...." for i, r in enumerate(EMPTY)]
+    empty, corners = frame(EMPTY, 0, effects=False)
+    out = np.roll(corners, 3, axis=0)
+    tracker = Tracker(calibrate(empty, out, rotation=0, use_markers=False))
+    reader = VisionReader(tracker=tracker)
+    reader.read(empty)
+    reader.commit(EMPTY)
+    image, _ = frame(noon, 1, effects=False)
+    for _ in range(3):
+        reader.read(image)
+    assert reader._turn_settled
+    assert np.array_equal(tracker.calibration.corners, out)
+    # Not by chance: the tiles would turn it, were a turn in doubt taken.
+    tiles = np.array([[t != "." for t in row] for row in reader.read(image).grid])  # type: ignore[union-attr]
+    assert reader.reader.which_way_up(image, out, tiles).in_doubt
+    assert not np.array_equal(reader.turn_by_the_tiles(image, out, tracker.calibration), out)

@@ -578,3 +578,25 @@ def test_doctests() -> None:
 
     result = doctest.testmod(empty)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_the_empty_board_s_look_goes_with_its_squares_when_the_grid_is_taken_another_way_round() -> None:
+    # A table whose tiles say the board lies a quarter turn round, or that the camera's picture
+    # is a mirror image, reads it through the same grid's corners taken otherwise; the look of
+    # the empty board measured through the old ones must follow each square.
+    from board_pi.vision.read import empty_look
+    from board_pi.vision.render import render_board
+
+    # Light on a few squares only, so that each square's look is its own.
+    r = render_board(["." * 15] * 15, seed=5, hand=False, effects=False, local_light=np.random.default_rng(2))
+    look = empty_look(r.image, r.corners)
+    for corners, moved in [(np.roll(r.corners, -1, axis=0), look.turned(1)),
+                           (np.roll(r.corners, -3, axis=0), look.turned(3)),
+                           (r.corners[[1, 0, 3, 2]], look.mirrored()),
+                           (np.roll(r.corners[[1, 0, 3, 2]], -2, axis=0), look.mirrored().turned(2))]:
+        seen = empty_look(r.image, corners)
+        # (A square's colour is taken from a cut a pixel or two off the square's own middle, so a
+        # few squares differ by a few units seen through corners taken otherwise.)
+        apart = np.linalg.norm(moved.colour - seen.colour, axis=2)
+        assert np.percentile(apart, 95) < 6 and np.median(apart) < 1
+        assert np.percentile(np.linalg.norm(look.colour - seen.colour, axis=2), 95) > 20  # each its own look
