@@ -65,6 +65,8 @@ def build(cfg: Any, data: Path) -> tuple[Any, list[Any]]:
     table = Table(open_journal(journal_path), judge, camera=camera, reader=reader,
                   settings=Settings(lexicon=cfg.game.lexicon), outputs=backend,
                   on_finished=lambda gcg, meta: archive.save(gcg, meta), archive=archive)
+    if reader is not None:
+        reader.tell = table.tell  # what the camera shows that the players should know: on the page
     try:
         resumed = table.resume()
     except JournalDamaged as e:

@@ -51,7 +51,7 @@ class VisionReader:
                  calibration: Callable[[], np.ndarray | None] | None = None,
                  tracker: Any | None = None, change_threshold: float = 12.0,
                  colour_threshold: float = 12.0, ink_threshold: float = 35.0,
-                 memory: Any | None = None) -> None:
+                 memory: Any | None = None, tell: Callable[[str], None] | None = None) -> None:
         if reader is None:
             from ..vision.read import Reader
             reader = Reader()
@@ -83,6 +83,10 @@ class VisionReader:
         # Squares the last frame the board was seen in did not show (the board running off its
         # edge): their committed tiles stand, and what is played on them is not seen.
         self.outside: tuple[tuple[int, int], ...] = ()
+        # Where what the camera shows is worth the players' and the director's knowing (the
+        # board running off the frame, a picture flipped): the table's page, when wired to it
+        # (``Table.tell``), as well as the log.
+        self.tell = tell
         # Whether the first tiles have said which way round the board lies (see
         # _turn_by_the_first_tiles), and the tiles the last frame showed before they did.
         self._turn_settled = False
@@ -196,8 +200,8 @@ class VisionReader:
                     # reads the right way round, here and (kept) at every later frame.
                     out = out[[1, 0, 3, 2]]
                     empty = None if empty is None else empty.mirrored()
-                    log.warning("the camera's picture is a mirror image of the board (set to flip it?): "
-                                "read the right way round; set the camera not to flip its picture")
+                    self._note("the camera's picture is a mirror image of the board (set to flip it?): it is "
+                               "read the right way round; set the camera not to flip its picture")
                 k = (k + turn.degrees // 90) % 4
                 out = np.roll(out, -(turn.degrees // 90), axis=0).astype(np.float32)
                 empty = None if empty is None else empty.turned(turn.degrees // 90)
@@ -273,6 +277,12 @@ class VisionReader:
             reading = self._read_at(frame, turned)
         return reading
 
+    def _note(self, text: str) -> None:
+        """Say ``text`` in the log, and on the table's page where :attr:`tell` is wired to it."""
+        log.warning("%s", text)
+        if self.tell is not None:
+            self.tell(text)
+
     def _turn_by_the_first_tiles(self, frame: np.ndarray, corners: np.ndarray,
                                  reading: BoardReading) -> np.ndarray | None:
         """The grid's corners taken another way round, where the first tiles on the board say
@@ -299,7 +309,14 @@ class VisionReader:
         for r, c in tiles:
             placed[r, c] = True
         turned = self.turn_by_the_tiles(frame, corners, self.tracker.calibration, sure=True, tiles=placed)
-        return None if np.array_equal(turned, corners) else turned
+        if np.array_equal(turned, corners):
+            return None
+        from ..vision.geometry import mirrored
+
+        if mirrored(turned) == mirrored(corners):  # (a mirror is said where it is found)
+            self._note("the first tiles say the board lies otherwise than it was calibrated: it is read "
+                       "their way round from now on (the calibration is kept so)")
+        return turned
 
     def _read_at(self, frame: np.ndarray, corners: np.ndarray) -> BoardReading:
         from ..vision.geometry import squares_not_shown, squares_outside
@@ -310,8 +327,8 @@ class VisionReader:
         if outside != self.outside:  # said once, when it starts (or changes), not at every frame
             self.outside = outside
             if outside:
-                log.warning("%s: the board runs off the frame there, and a play on them is not seen; aim the "
-                            "camera at the whole board", squares_not_shown(list(outside), "camera"))
+                self._note(f"{squares_not_shown(list(outside), 'camera')}: the board runs off the frame there, "
+                           "and a play on them is not seen; aim the camera at the whole board")
         warped = rectified(frame, corners)  # made once: compared with the last frame's, and read
         look = self._look(warped)
         # Off the frame's edge (a camera knocked, the board slid): not seen, so not read as

@@ -319,7 +319,8 @@ def test_committed_tiles_off_the_frame_s_edge_stay_as_committed(caplog: pytest.L
         board[placement.square] = placement.tile
     rows = board.rows()
     image, corners = frame(rows, 0, effects=False)
-    reader = VisionReader(tracker=Tracker(calibrate(image, corners, rotation=0, use_markers=False)))
+    told: list[str] = []  # the table's page (Table.tell), as `board-pi run` wires it
+    reader = VisionReader(tracker=Tracker(calibrate(image, corners, rotation=0, use_markers=False)), tell=told.append)
     assert reader.read(image).grid == tuple(rows)  # type: ignore[union-attr]
     reader.commit(rows)
     later, _ = frame(rows, 1, effects=False)
@@ -335,6 +336,7 @@ def test_committed_tiles_off_the_frame_s_edge_stay_as_committed(caplog: pytest.L
     assert seen.grid == tuple(rows)
     said = [r.getMessage() for r in caplog.records if "does not show" in r.getMessage()]
     assert len(said) == 1 and "(A1, A2" in said[0], said  # once, not at every frame
+    assert told == said
 
 
 def _first_plays() -> tuple[list[str], list[str]]:
@@ -360,7 +362,8 @@ def test_the_first_play_s_tiles_say_which_way_round_a_table_s_board_lies(mirror:
     one, two = _first_plays()
     empty, corners = seen(EMPTY, 0)
     tracker = Tracker(calibrate(empty, np.roll(corners, 1, axis=0), rotation=0, use_markers=False))
-    reader = VisionReader(tracker=tracker)
+    told: list[str] = []
+    reader = VisionReader(tracker=tracker, tell=told.append)
     assert reader.read(empty).grid == tuple(EMPTY)  # type: ignore[union-attr]
     reader.commit(EMPTY)
     image, _ = seen(one, 1)
@@ -370,6 +373,7 @@ def test_the_first_play_s_tiles_say_which_way_round_a_table_s_board_lies(mirror:
     assert again is not None and again.grid == tuple(one)
     want = corners[[1, 0, 3, 2]] if mirror else corners
     assert np.abs(tracker.calibration.corners - want).max() < 1.0
+    assert len(told) == 1 and ("mirror image" in told[0] if mirror else "lies otherwise" in told[0]), told
     reader.commit(one)
     image, _ = seen(two, 2)
     assert reader.read(image).grid == tuple(two)  # type: ignore[union-attr]
