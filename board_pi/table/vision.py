@@ -172,10 +172,11 @@ class VisionReader:
         committed to say (a table started on a board with tiles on it, tiles down before the first
         press, a rescore's first play): the tiles on it now say, read at all four turns
         (:meth:`~board_pi.vision.read.Reader.read_upright`); where they cannot tell, it keeps the
-        turn nearest ``before``'s (a calibration: at most nudged). ``tiles`` (15 x 15, True where a
+        turn nearest ``before``'s (a calibration: at most nudged; None: ``corners``' own). ``tiles`` (15 x 15, True where a
         tile stands, as read through ``corners``), when known, are not read again
         (:meth:`~board_pi.vision.read.Reader.which_way_up`). Not the finder's own claim from
-        the tiles' point values, which is wrong far more often. A turn is kept in the tracker, and
+        the tiles' point values, which is wrong far more often. A turn is kept in the tracker (with
+        none, the next frame's grid is taken the way round nearest this one's, :func:`_closest_turn`), and
         so are corners taken the other way round, where the tiles say the camera's picture is a
         mirror image of the board (:attr:`~board_pi.vision.read.Turn.mirrored`). ``sure``: only a
         turn the tiles are not in doubt of (:attr:`~board_pi.vision.read.Turn.in_doubt`)."""
@@ -183,12 +184,12 @@ class VisionReader:
 
         from ..vision.locate import nearest_turn
 
-        cal = self.tracker.calibration
-        k = nearest_turn(corners, np.asarray(before.corners, np.float32).reshape(4, 2))
+        cal = self.tracker.calibration if self.tracker is not None else None
+        k = 0 if before is None else nearest_turn(corners, np.asarray(before.corners, np.float32).reshape(4, 2))
         out = np.roll(corners, -k, axis=0).astype(np.float32)
         read_upright = getattr(self.reader, "read_upright", None)
         which_way_up = getattr(self.reader, "which_way_up", None)
-        empty = None if cal.empty is None else cal.empty.turned(k)
+        empty = None if cal is None or cal.empty is None else cal.empty.turned(k)
         if callable(read_upright):
             if tiles is not None and callable(which_way_up):
                 turn = which_way_up(frame, out, np.rot90(np.asarray(tiles, bool), k))
@@ -205,7 +206,7 @@ class VisionReader:
                 k = (k + turn.degrees // 90) % 4
                 out = np.roll(out, -(turn.degrees // 90), axis=0).astype(np.float32)
                 empty = None if empty is None else empty.turned(turn.degrees // 90)
-        if not np.array_equal(out, corners):
+        if cal is not None and not np.array_equal(out, corners):
             # The empty board's look goes with its squares (seen through the old corners).
             self.tracker.keep(replace(cal, corners=out, rotation=(cal.rotation + 90 * k) % 360, empty=empty))
         return out
@@ -288,13 +289,15 @@ class VisionReader:
         """The grid's corners taken another way round, where the first tiles on the board say
         so; else None. A table is calibrated on the empty board, whose pattern is the same all
         four ways and in a mirror: the turn it was given (``calibrate --rotation``, or the
-        finder's guess) may be wrong, and a camera may flip its picture. So once, when a board
+        finder's guess; with no calibration, the first frame's guess) may be wrong, and a camera
+        may flip its picture. So once, when a board
         with fewer committed tiles than it takes to tell (:attr:`Reader.TURN_TILES
         <board_pi.vision.read.Reader.TURN_TILES>`) shows that many in two frames in a row (not
         an arm passing over it), the tiles are read at every turn and in the mirror
         (:meth:`turn_by_the_tiles`), and a turn or mirror they are sure of is kept (in the
-        tracker, saved). Not where the tiles are in doubt: the calibration's turn stands."""
-        if self.tracker is None or self._turn_settled:
+        tracker, saved; with none, in the last frame's corners). Not where the tiles are in
+        doubt: the turn the table had stands."""
+        if (self.tracker is None and self.locate is None) or self._turn_settled:
             return None
         want = int(getattr(self.reader, "TURN_TILES", 3))
         if self._ref_grid is not None and sum(t != "." for row in self._ref_grid for t in row) >= want:
@@ -308,14 +311,15 @@ class VisionReader:
         placed = np.zeros((N, N), bool)
         for r, c in tiles:
             placed[r, c] = True
-        turned = self.turn_by_the_tiles(frame, corners, self.tracker.calibration, sure=True, tiles=placed)
+        cal = self.tracker.calibration if self.tracker is not None else None
+        turned = self.turn_by_the_tiles(frame, corners, cal, sure=True, tiles=placed)
         if np.array_equal(turned, corners):
             return None
         from ..vision.geometry import mirrored
 
         if mirrored(turned) == mirrored(corners):  # (a mirror is said where it is found)
-            self._note("the first tiles say the board lies otherwise than it was calibrated: it is read "
-                       "their way round from now on (the calibration is kept so)")
+            self._note("the first tiles say the board lies otherwise than it was taken to: it is read "
+                       "their way round from now on")
         return turned
 
     def _read_at(self, frame: np.ndarray, corners: np.ndarray) -> BoardReading:
@@ -453,10 +457,15 @@ def line_squares(before: Sequence[Sequence[str]] | None, after: Sequence[Sequenc
 
 def _closest_turn(corners: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
     """The corners in the cyclic order that keeps A1 nearest where it was (an empty board's
-    pattern is the same in all four turns, so the last frame decides)."""
+    pattern is the same in all four turns, so the last frame decides), and going round the
+    picture the same way (a camera whose picture is a mirror image: ``geometry.handed_as``)."""
+    from ..vision.geometry import handed_as
     from ..vision.locate import nearest_turn
 
-    return corners if previous is None else np.roll(corners, -nearest_turn(corners, previous), axis=0)
+    if previous is None:
+        return corners
+    corners = handed_as(corners, previous)
+    return np.roll(corners, -nearest_turn(corners, previous), axis=0)
 
 
 def default_locator() -> Callable[..., np.ndarray | None] | None:

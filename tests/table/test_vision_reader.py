@@ -398,3 +398,27 @@ def test_a_table_s_turn_stands_where_the_first_tiles_are_in_doubt() -> None:
     tiles = np.array([[t != "." for t in row] for row in reader.read(image).grid])  # type: ignore[union-attr]
     assert reader.reader.which_way_up(image, out, tiles).in_doubt
     assert not np.array_equal(reader.turn_by_the_tiles(image, out, tracker.calibration), out)
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_a_table_with_no_calibration_takes_the_first_play_s_word_for_which_way_round(mirror: bool) -> None:
+    # No calibration: the board is found in every frame, its turn the last frame's, the first
+    # frame's guessed (an empty board cannot say). The camera sees the board a quarter turn
+    # round (and, with ``mirror``, flips its picture): the first play's tiles settle it.
+    def seen(rows: list[str], n: int) -> np.ndarray:
+        image = render_board(rows, seed=100 + n, hand=False, tilt=12.0, style=random_style(np.random.default_rng(5)),
+                             pose_seed=5, effects=False, quarter_turns=1).image
+        return np.ascontiguousarray(image[:, ::-1]) if mirror else image
+
+    one, two = _first_plays()
+    told: list[str] = []
+    reader = VisionReader(tell=told.append)
+    assert reader.read(seen(EMPTY, 0)) is not None
+    reader.commit(EMPTY)
+    image = seen(one, 1)
+    assert reader.read(image).grid != tuple(one)  # type: ignore[union-attr]  # read the guessed way round
+    assert reader.read(image).grid == tuple(one)  # type: ignore[union-attr]
+    assert len(told) == 1 and ("mirror image" in told[0] if mirror else "lies otherwise" in told[0]), told
+    reader.commit(one)
+    for n in (2, 3):  # later frames keep the way round the tiles said
+        assert reader.read(seen(two, n)).grid == tuple(two)  # type: ignore[union-attr]
