@@ -17,6 +17,8 @@ Prints, against issue 4's targets:
   whichever way up as ``board-pi read`` does: how many are read a turn wrong, how many of those
   and of the rest are said to be in doubt (:attr:`~board_pi.vision.read.Turn.in_doubt`), and how
   many have too few tiles read to tell;
+- the same photos as mirror images (a camera set to flip its picture): how many are said to be,
+  and how well they are read;
 - time per 1280x960 frame at a table with no calibration, which finds the board in every frame
   (``table.vision.default_locator``), for finding the board plus reading all 225 squares (target
   250 ms) and plus reading only a play's worth of changed squares (target 60 ms), the board taken
@@ -237,7 +239,18 @@ def main() -> int:
         f = evaluate_found(reader, photos_of_set, played=played)
         print(f"  {name:26s} squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])}  "
               f"empty->tile {f['empty_read_as_tile']}  blanks missed {f['blanks_missed']} of {f['blanks']}  "
-              f"found {f['found']}/{f['photos']}, turned wrong {f['turned_wrong']}")
+              f"found {f['found']}/{f['photos']}, turned wrong {f['turned_wrong']}, said mirrored {f['mirrored']}")
+    # The same photos as a camera set to flip its picture takes them: each should be said to be a
+    # mirror image and read the right way round (Reader.MIRROR_ODDS, chosen on tuning boards only).
+    print("the same, each photo a mirror image (a camera set to flip its picture), found and read upright:")
+    for name, photos_of_set, played in found_sets:
+        if not photos_of_set:
+            continue
+        f = evaluate_found(reader, photos_of_set, played=played, mirror=True)
+        tiled = sum(any(ch != "." for row in truth for ch in row) for _, _, truth, _ in photos_of_set)
+        print(f"  {name:26s} squares {pct(f['square_accuracy'])}  letters {pct(f['letter_accuracy'])}  "
+              f"found {f['found']}/{f['photos']}, said mirrored {f['mirrored']} (of {tiled} with tiles), "
+              f"turned wrong {f['turned_wrong']}")
         if f["errors"] and f["square_accuracy"] < 1:
             print("    e.g. " + ", ".join(f["errors"][:6]))
 

@@ -297,20 +297,24 @@ def turned_out(truth: Sequence[str], grid: Sequence[str]) -> bool:
 
 
 def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, list[str], np.ndarray | None]],
-                   played: bool = True) -> dict:
+                   played: bool = True, mirror: bool = False) -> dict:
     """Figures with the board found automatically (:func:`~board_pi.vision.locate.find_board`,
     looking ``far`` as for a photo) and read whichever way up it lies
     (:meth:`Reader.read_upright`), as ``board-pi read`` does without ``--corners``. A board not
     found counts as 225 squares wrong; ``found`` and ``turned_wrong`` (found, but read a quarter
     or half turn out: :func:`turned_out`) say which.
-    ``played``: the photos are of games (rendered boards of strewn tiles are not)."""
+    ``played``: the photos are of games (rendered boards of strewn tiles are not). ``mirror``:
+    each photo is read as its mirror image (a camera set to flip its picture), and ``mirrored``
+    counts the readings that say so (:attr:`~board_pi.vision.read.Turn.mirrored`)."""
     from board_pi.vision.frames import load_image
     from board_pi.vision.locate import find_board
 
     t = Tally()
-    found = turned_wrong = 0
+    found = turned_wrong = mirrored = 0
     for name, img, truth, _ in photos:
         image = img if isinstance(img, np.ndarray) else load_image(img)
+        if mirror:
+            image = np.ascontiguousarray(image[:, ::-1])
         loc = find_board(image, far=True)
         if loc is None:  # every square wrong, and none of them read as anything
             cells = [c for row in truth for c in split_row(row)]
@@ -320,8 +324,9 @@ def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, li
             t.errors.append(f"{name}: no board found")
             continue
         found += 1
-        grid = reader.read_upright(image, loc.corners, played=played).grid
-        t.add(truth, grid, tag=f"{name} ")
-        turned_wrong += turned_out(truth, grid)
-    return {**t.figures(), "photos": len(photos), "found": found, "turned_wrong": turned_wrong}
+        reading = reader.read_upright(image, loc.corners, played=played)
+        t.add(truth, reading.grid, tag=f"{name} ")
+        turned_wrong += turned_out(truth, reading.grid)
+        mirrored += bool(reading.turn is not None and reading.turn.mirrored)
+    return {**t.figures(), "photos": len(photos), "found": found, "turned_wrong": turned_wrong, "mirrored": mirrored}
 

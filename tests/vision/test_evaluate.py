@@ -62,6 +62,10 @@ def test_figures_with_the_board_found_count_a_board_not_found_as_every_square_wr
     assert (f["photos"], f["found"], f["turned_wrong"]) == (2, 1, 0)
     assert f["squares"] == 450 and 0.49 < f["square_accuracy"] <= 0.5  # the found one read right
     assert f["empty_read_as_tile"] == 0 and "grey: no board found" in f["errors"]
+    assert f["mirrored"] == 0
+    # Taken as a camera that flips its picture takes it: said to be, and read the right way round.
+    m = evaluate_found(Reader(), [("board", seen, rows, None)], played=False, mirror=True)
+    assert (m["found"], m["mirrored"], m["turned_wrong"]) == (1, 1, 0) and m["square_accuracy"] > 0.98
 
 
 def test_the_tally_counts_blanks_missed_and_phantom_blanks():
