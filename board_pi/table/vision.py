@@ -170,16 +170,18 @@ class VisionReader:
                           tiles: np.ndarray | None = None) -> np.ndarray:
         """Which way round the board whose grid has ``corners`` lies, where too few tiles are
         committed to say (a table started on a board with tiles on it, tiles down before the first
-        press, a rescore's first play): the tiles on it now say, read at all four turns
-        (:meth:`~board_pi.vision.read.Reader.read_upright`); where they cannot tell, it keeps the
-        turn nearest ``before``'s (a calibration: at most nudged; None: ``corners``' own). ``tiles`` (15 x 15, True where a
-        tile stands, as read through ``corners``), when known, are not read again
-        (:meth:`~board_pi.vision.read.Reader.which_way_up`). Not the finder's own claim from
-        the tiles' point values, which is wrong far more often. A turn is kept in the tracker (with
-        none, the next frame's grid is taken the way round nearest this one's, :func:`_closest_turn`), and
-        so are corners taken the other way round, where the tiles say the camera's picture is a
-        mirror image of the board (:attr:`~board_pi.vision.read.Turn.mirrored`). ``sure``: only a
-        turn the tiles are not in doubt of (:attr:`~board_pi.vision.read.Turn.in_doubt`)."""
+        press, a rescore's first play): the tiles on it now say, read at all four turns and in the
+        mirror (:meth:`~board_pi.vision.read.Reader.read_upright`); where they cannot tell, it
+        keeps the turn nearest ``before``'s (a calibration: at most nudged; None: ``corners``' own).
+        Not the finder's own claim from the tiles' point values, which is wrong far more often.
+
+        A turn is kept in the tracker, and so are corners taken the other way round, where the
+        tiles say the camera's picture is a mirror image of the board
+        (:attr:`~board_pi.vision.read.Turn.mirrored`); with no tracker, the next frame's grid is
+        taken the way round nearest this one's (:func:`_closest_turn`). ``tiles`` (15 x 15, True
+        where a tile stands, as read through ``corners``), when known, are not read again
+        (:meth:`~board_pi.vision.read.Reader.which_way_up`). ``sure``: only a turn the tiles are
+        not in doubt of (:attr:`~board_pi.vision.read.Turn.in_doubt`)."""
         from dataclasses import replace
 
         from ..vision.locate import nearest_turn
@@ -290,13 +292,12 @@ class VisionReader:
         so; else None. A table is calibrated on the empty board, whose pattern is the same all
         four ways and in a mirror: the turn it was given (``calibrate --rotation``, or the
         finder's guess; with no calibration, the first frame's guess) may be wrong, and a camera
-        may flip its picture. So once, when a board
-        with fewer committed tiles than it takes to tell (:attr:`Reader.TURN_TILES
-        <board_pi.vision.read.Reader.TURN_TILES>`) shows that many in two frames in a row (not
-        an arm passing over it), the tiles are read at every turn and in the mirror
-        (:meth:`turn_by_the_tiles`), and a turn or mirror they are sure of is kept (in the
-        tracker, saved; with none, in the last frame's corners). Not where the tiles are in
-        doubt: the turn the table had stands."""
+        may flip its picture. So once, when a board with fewer committed tiles than it takes to
+        tell (:attr:`Reader.TURN_TILES <board_pi.vision.read.Reader.TURN_TILES>`) shows that many
+        in two frames in a row (not an arm passing over it), the tiles are read at every turn and
+        in the mirror (:meth:`turn_by_the_tiles`), and a turn or mirror they are sure of is kept
+        (in the tracker, saved; with none, in the last frame's corners). Not where the tiles are
+        in doubt: the turn the table had stands."""
         if (self.tracker is None and self.locate is None) or self._turn_settled:
             return None
         want = int(getattr(self.reader, "TURN_TILES", 3))
