@@ -1008,7 +1008,8 @@ class Reader:
         seen_as = corners[[1, 0, 3, 2]] if turn.mirrored else corners
         return replace(self.read(image, np.roll(seen_as, -(turn.degrees // 90), axis=0), played=played), turn=turn)
 
-    def which_way_up(self, image: np.ndarray, corners: np.ndarray, tiles: Any) -> Turn:
+    def which_way_up(self, image: np.ndarray, corners: np.ndarray,
+                     tiles: np.ndarray | Sequence[Sequence[bool]]) -> Turn:
         """Which way up the board whose grid has ``corners`` lies, and whether the picture is a
         mirror image of it (:meth:`read_upright`, whose turn this is), judged by its ``tiles``
         (15 x 15, True where a tile stands, as read through ``corners``)."""
