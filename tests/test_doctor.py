@@ -295,6 +295,12 @@ def test_calibration_and_enrolled_tiles(tmp_path: Path) -> None:
     save(replace(load(tmp_path / "calibration.json"), bend=0.125), tmp_path / "calibration.json")
     c = doctor.check_calibration(cfg)
     assert c.status == OK and "straightened for a lens bend of +0.125" in c.detail, c.detail
+    # Kept by a table whose first tiles said the camera's picture is a mirror image.
+    mirrored = load(tmp_path / "calibration.json")
+    save(replace(mirrored, corners=mirrored.corners[[1, 0, 3, 2]]), tmp_path / "calibration.json")
+    c = doctor.check_calibration(cfg)
+    assert c.status == WARN and "mirror image" in c.detail and "not to flip" in c.fix and not c.failed, c.detail
+    save(mirrored, tmp_path / "calibration.json")
     # A grid running off the frame (saved before calibrate refused one): its edge squares unseen.
     cal = load(tmp_path / "calibration.json")
     half = float(np.ptp(cal.corners[:, 0])) / 30  # about half a square

@@ -396,6 +396,11 @@ def check_calibration(cfg: Config) -> Result:
                       "aim the camera at the whole board and calibrate again: board-pi calibrate", required=False)
     bend = getattr(c, "bend", 0.0)
     lens = f"; frames straightened for a lens bend of {bend:+.3f}" if bend else ""
+    if geometry is not None and geometry.mirrored(c.corners):
+        # Kept so by the table, whose first tiles read the right way round only in the mirror.
+        return Result("calibration", WARN, f"{path}: the camera's picture is a mirror image of the board (it is "
+                      f"read the right way round){lens}", "set the camera not to flip its picture (a webcam's "
+                      "mirror setting), then calibrate again: board-pi calibrate", required=False)
     return Result("calibration", OK, f"{path}: the grid in a {c.frame_size[0]}x{c.frame_size[1]} frame, "
                   f"turned {c.rotation} degrees{lens}")
 
