@@ -21,9 +21,13 @@ a table the choices were not made on. ``--learn``: the table learns its tiles as
 ``board-pi run`` and ``board-pi demo`` do (each game from nothing). ``--light 0.7``: the game's
 frames in 0.7 of the light the table was calibrated in (a table started again, its camera settled
 on the evening's light), so that what the calibration frame says of each empty square must be
-carried over to the light of the game.
+carried over to the light of the game. ``--mirror``: the camera flips its picture (a webcam's
+mirror setting); ``--calibrated-turned K``: the table was calibrated K quarter turns out (a camera
+over the table's side, the director taking another corner for A1): the first play's tiles must
+settle both.
 
     .venv/bin/python benchmarks/bench_table.py [--games N] [--edition NAME] [--seed N] [--disk S] [--learn] [--light X]
+        [--mirror] [--calibrated-turned K]
 """
 
 from __future__ import annotations
@@ -58,6 +62,9 @@ def main() -> int:
     ap.add_argument("--light", type=float, default=1.0,
                     help="the light in the game's frames as a share of the calibration frame's (a camera that "
                          "settled again on other light: 0.7 darker, 1.4 brighter; 1: the same)")
+    ap.add_argument("--mirror", action="store_true", help="the camera flips its picture (a mirror image)")
+    ap.add_argument("--calibrated-turned", type=int, choices=(0, 1, 2, 3), default=0,
+                    help="the table calibrated this many quarter turns out")
     args = ap.parse_args()
     if not 0.2 <= args.light <= 3.0:
         ap.error("--light must be from 0.2 to 3")
@@ -81,7 +88,8 @@ def main() -> int:
     t0 = time.perf_counter()
     for name, rec in records:
         r = play_record(rec, None, web=False, say=lambda *a: None, seed=args.seed, edition=args.edition,
-                        learn=args.learn, light=args.light)
+                        learn=args.learn, light=args.light, mirror=args.mirror,
+                        calibrated_turned=args.calibrated_turned)
         games += 1
         same += r.final == r.recorded
         plays += r.plays

@@ -88,6 +88,8 @@ class ScriptedCamera:
         clipped at white): a camera that settled again on other light than at calibration."""
         self.render_seconds = 0.0
         self._cache: tuple[int, Any] | None = None
+        self.mirror = False
+        """The camera flips its picture (a webcam's mirror setting): each frame a mirror image."""
 
     @property
     def _set(self) -> TileSet | None:
@@ -130,8 +132,16 @@ class ScriptedCamera:
             image = np.clip(r.image.astype(np.float32) + noise, 0, 255).astype(np.uint8)
         if self.light != 1.0:
             image = np.clip(image.astype(np.float32) * self.light, 0, 255).astype(np.uint8)
+        corners = r.corners
+        if self.mirror:
+            # The grid's corners as a finder finds them in the mirror image: A1's mirror first,
+            # going round the picture the way a picture's corners do.
+            corners = corners.copy()
+            corners[:, 0] = image.shape[1] - 1 - corners[:, 0]
+            corners = corners[[1, 0, 3, 2]]
+            image = np.ascontiguousarray(image[:, ::-1])
         self.render_seconds += time.perf_counter() - t
-        self.last_corners = r.corners
+        self.last_corners = corners
         return image
 
 
@@ -279,14 +289,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool = True,
                 say: Any = print, data_dir: str | None = None, seed: int = 1, club: Any = None,
-                edition: str | None = None, learn: bool = False, light: float = 1.0) -> DemoResult:
+                edition: str | None = None, learn: bool = False, light: float = 1.0, mirror: bool = False,
+                calibrated_turned: int = 0) -> DemoResult:
     """Act out ``rec`` at a simulated table; returns the scores and how the reading went.
     ``club``: club settings to publish the table to a broker (None: a table on its own);
     ``edition``: the club board the camera sees (see :func:`demo_style`); ``learn``: the table
     learns its tiles as it plays, as ``board-pi run`` does (kept in the game's data folder);
     ``light``: the light in the game's frames as a share of the calibration frame's
     (:attr:`ScriptedCamera.light`: a table started again under other light than it was
-    calibrated in)."""
+    calibrated in); ``mirror``: the camera flips its picture (:attr:`ScriptedCamera.mirror`);
+    ``calibrated_turned``: the director calibrated the table that many quarter turns out (a
+    camera over the table's side, A1 not where it was said to be)."""
     from ..wordlists import load_lexicon
     from ..table.vision import VisionReader
 
@@ -316,7 +329,8 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
         from ..vision.learn import TableMemory, model_fingerprint
 
         memory = TableMemory.open(data / "learned-tiles.npz", model_fingerprint(tile_reader.model_path))
-    reader = VisionReader(reader=tile_reader, tracker=_setup_calibration(camera), memory=memory)
+    camera.mirror = mirror
+    reader = VisionReader(reader=tile_reader, tracker=_setup_calibration(camera, calibrated_turned), memory=memory)
     camera.light = light
     table = Table(Journal(data / "journal.db"), judge, camera=camera, reader=reader,
                   time_source=clock_time, camera_time=camera.time)
@@ -400,13 +414,16 @@ def play_record(rec: GcgRecord, speed: float | None, port: int = 8080, web: bool
     return result
 
 
-def _setup_calibration(camera: ScriptedCamera) -> Any:
+def _setup_calibration(camera: ScriptedCamera, turned: int = 0) -> Any:
     """What the director does when setting the table up: calibrate on the empty board, saying
-    which corner is A1 (an empty board looks the same all four ways round)."""
+    which corner is A1 (an empty board looks the same all four ways round); ``turned`` quarter
+    turns out, where the director took another corner for A1."""
+    import numpy as np
+
     from ..vision.calibration import Tracker, calibrate
 
     frame = camera.read()
-    return Tracker(calibrate(frame, camera.last_corners, rotation=0, use_markers=False))
+    return Tracker(calibrate(frame, np.roll(camera.last_corners, turned, axis=0), rotation=0, use_markers=False))
 
 
 def _can_hold(table: Table) -> bool:

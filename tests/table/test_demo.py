@@ -44,6 +44,17 @@ def test_a_table_that_learns_its_tiles_reads_the_game_and_keeps_what_it_learnt(t
     assert kept.size >= 40 and len(set(kept.labels.tolist())) >= 10  # tiles of many letters, and empty
 
 
+def test_a_table_calibrated_a_quarter_turn_out_under_a_camera_that_flips_its_picture_reads_the_game() -> None:
+    # The director took another corner for A1, and the camera flips its picture: the first
+    # play's tiles say both, and every play is read right (before they were asked: 0 of 32).
+    pytest.importorskip("cv2")
+    from board_pi.cli.demo import load_record, play_record
+
+    r = play_record(load_record(None), None, web=False, say=lambda *a: None, mirror=True, calibrated_turned=1)
+    assert r.final == r.recorded == [272, 361]
+    assert r.plays_read_correctly == r.plays == 32
+
+
 def test_bad_games_are_refused_with_a_message(tmp_path: Path, shared_data: Path) -> None:
     r = demo("--game", str(tmp_path / "missing.gcg"), "--no-web")
     assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
