@@ -128,7 +128,7 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         if game.state.over:
             out.doubtful.append(f"{name}: after the end of the game; not read")
             continue
-        if game.state.board.is_empty() and eyes.tracker is not None:
+        if not eyes.turn_settled and eyes.tracker is not None:
             _turn_upright(eyes, image)
         reading = eyes.read(image)
         if reading is None:
@@ -239,7 +239,8 @@ def _seen_empty(board: Board, reading: BoardReading, doubt_below: float) -> froz
 
 
 def _turn_upright(eyes: VisionReader, image: np.ndarray) -> None:
-    """The first tiles say which way up the board is (an empty board looks the same all four ways)."""
+    """The first tiles say which way up the board is (an empty board looks the same all four ways),
+    and whether the photos are mirror images; asked of each photo until tiles are sure of both."""
     image = eyes.straightened(image)
     corners = eyes.corners_for(image)
     if corners is None:

@@ -87,10 +87,11 @@ class VisionReader:
         # board running off the frame, a picture flipped): the table's page, when wired to it
         # (``Table.tell``), as well as the log.
         self.tell = tell
-        # Whether the first tiles have said which way round the board lies (see
-        # _turn_by_the_first_tiles), and the tiles the last frame showed before they did.
+        # Whether tiles have said surely which way round the board lies (see
+        # _turn_by_the_first_tiles), the tiles the last frame showed, and the last asked of.
         self._turn_settled = False
         self._first_tiles: frozenset[tuple[int, int]] | None = None
+        self._asked: frozenset[tuple[int, int]] | None = None
 
     def corners_for(self, frame: np.ndarray) -> np.ndarray | None:
         """The grid's corners in this frame (:meth:`straightened` already), upright order; None
@@ -197,7 +198,10 @@ class VisionReader:
                 turn = which_way_up(frame, out, np.rot90(np.asarray(tiles, bool), k))
             else:
                 turn = getattr(read_upright(frame, out), "turn", None)
-            if turn is not None and turn.decided and not (sure and getattr(turn, "in_doubt", False)):
+            known = turn is not None and getattr(turn, "sure", turn.decided and not getattr(turn, "in_doubt", False))
+            if known:
+                self._turn_settled = True  # (a turn sure of itself, and of any mirror, is not asked again)
+            if turn is not None and turn.decided and (known or not sure):
                 if getattr(turn, "mirrored", False):
                     # The camera's picture is a mirror image: the grid taken the other way round
                     # reads the right way round, here and (kept) at every later frame.
@@ -280,6 +284,12 @@ class VisionReader:
             reading = self._read_at(frame, turned)
         return reading
 
+    @property
+    def turn_settled(self) -> bool:
+        """Whether tiles have said, surely, which way round the board lies and whether the
+        camera's picture is a mirror image (:meth:`turn_by_the_tiles`)."""
+        return self._turn_settled
+
     def _note(self, text: str) -> None:
         """Say ``text`` in the log, and on the table's page where :attr:`tell` is wired to it."""
         log.warning("%s", text)
@@ -296,19 +306,20 @@ class VisionReader:
         tell (:attr:`Reader.TURN_TILES <board_pi.vision.read.Reader.TURN_TILES>`) shows that many
         in two frames in a row (not an arm passing over it), the tiles are read at every turn and
         in the mirror (:meth:`turn_by_the_tiles`), and a turn or mirror they are sure of is kept
-        (in the tracker, saved; with none, in the last frame's corners). Not where the tiles are
-        in doubt: the turn the table had stands."""
+        (in the tracker, saved; with none, in the last frame's corners). Where they are in doubt
+        of the turn, or cannot tell a mirror image (a first play of letters alike mirrored), the
+        turn the table had stands, and the next tiles seen still are asked, until some are sure
+        (:attr:`~board_pi.vision.read.Turn.sure`)."""
         if (self.tracker is None and self.locate is None) or self._turn_settled:
             return None
         want = int(getattr(self.reader, "TURN_TILES", 3))
-        if self._ref_grid is not None and sum(t != "." for row in self._ref_grid for t in row) >= want:
-            self._turn_settled = True  # committed tiles, read this way round, hold the turn
-            return None
         tiles = frozenset((r, c) for r, row in enumerate(reading.grid) for c, t in enumerate(split_row(row)) if t != ".")
         if len(tiles) < want or tiles != self._first_tiles:
             self._first_tiles = tiles if len(tiles) >= want else None
             return None
-        self._turn_settled = True
+        if tiles == self._asked:
+            return None  # asked of these tiles already: the next play's may say more
+        self._asked = tiles
         placed = np.zeros((N, N), bool)
         for r, c in tiles:
             placed[r, c] = True

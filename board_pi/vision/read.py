@@ -277,6 +277,9 @@ class Turn:
     confidence: float
     decided: bool
     mirrored: bool = False
+    mirror_known: bool = True
+    """Whether the tiles told the picture from its mirror image clearly (:attr:`Reader.MIRROR_ODDS`
+    either way); not so, and :attr:`mirrored` is False by default: a mirror is the rarer."""
 
     IN_DOUBT: ClassVar[float] = 0.6
     """A turn decided with less confidence than this is said to be in doubt (:attr:`in_doubt`).
@@ -288,6 +291,12 @@ class Turn:
     def in_doubt(self) -> bool:
         """Decided, but with so little to tell the turns apart that the player should check."""
         return self.decided and self.confidence < self.IN_DOUBT
+
+    @property
+    def sure(self) -> bool:
+        """Decided, not in doubt, and clear whether the picture is a mirror image: a turn a table
+        may keep for the rest of its games (``VisionReader``'s first tiles)."""
+        return self.decided and not self.in_doubt and self.mirror_known
 
     @property
     def worth_telling(self) -> bool:
@@ -1081,12 +1090,13 @@ class Reader:
                                 tile_orientation_votes(np.ascontiguousarray(np.fliplr(top)), np.fliplr(lettered))])
         votes = self.VOTE_WEIGHT * votes / max(float(votes.sum()) / 2, self.VOTE_FULL)
         score, clarity = score + votes, clarity + votes
-        mirrored = bool(clarity[4:].max() - clarity[:4].max() > self.MIRROR_ODDS)
+        odds = float(clarity[4:].max() - clarity[:4].max())
+        mirrored = odds > self.MIRROR_ODDS
         score = score[4:] if mirrored else score[:4]
         post = np.exp(score - score.max())
         post /= post.sum()
         k = int(post.argmax())
-        return Turn(90 * k, int(keep.sum()), float(post[k]), True, mirrored)
+        return Turn(90 * k, int(keep.sum()), float(post[k]), True, mirrored, abs(odds) > self.MIRROR_ODDS)
 
     def _look(self, warped: np.ndarray, squares: Sequence[tuple[int, int]], look_again: bool,
               committed: Sequence[str] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

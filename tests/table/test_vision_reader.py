@@ -392,7 +392,7 @@ def test_a_table_s_turn_stands_where_the_first_tiles_are_in_doubt() -> None:
     image, _ = frame(noon, 1, effects=False)
     for _ in range(3):
         reader.read(image)
-    assert reader._turn_settled
+    assert not reader.turn_settled  # the next play's tiles are asked in turn
     assert np.array_equal(tracker.calibration.corners, out)
     # Not by chance: the tiles would turn it, were a turn in doubt taken.
     tiles = np.array([[t != "." for t in row] for row in reader.read(image).grid])  # type: ignore[union-attr]
@@ -422,3 +422,32 @@ def test_a_table_with_no_calibration_takes_the_first_play_s_word_for_which_way_r
     reader.commit(one)
     for n in (2, 3):  # later frames keep the way round the tiles said
         assert reader.read(seen(two, n)).grid == tuple(two)  # type: ignore[union-attr]
+
+
+def test_a_first_play_that_cannot_tell_a_mirror_leaves_it_to_the_next() -> None:
+    # MAT reads alike in a mirror: the first play cannot say the camera flips its picture, and
+    # the table does not settle on the turn alone (kept for good, it read whole games mirrored).
+    # The next play's letters can, and from then on the board is read the right way round.
+    def seen(rows: list[str], n: int) -> np.ndarray:
+        image, _ = frame(rows, n, effects=False)
+        return np.ascontiguousarray(image[:, ::-1])
+
+    one = [r if i != 7 else "......MAT......" for i, r in enumerate(EMPTY)]
+    two = [r if i != 8 else "......REFLECTS." for i, r in enumerate(one)]
+    empty = seen(EMPTY, 0)
+    image, corners = frame(EMPTY, 0, effects=False)
+    c = corners.copy()
+    c[:, 0] = image.shape[1] - 1 - c[:, 0]
+    tracker = Tracker(calibrate(empty, c[[1, 0, 3, 2]], rotation=0, use_markers=False))
+    reader = VisionReader(tracker=tracker)
+    reader.read(empty)
+    reader.commit(EMPTY)
+    first = seen(one, 1)
+    for _ in range(2):
+        reader.read(first)
+    assert not reader.turn_settled
+    reader.commit(one)  # as the players let it stand
+    second = seen(two, 2)
+    reader.read(second)
+    assert reader.read(second).grid == tuple(two)  # type: ignore[union-attr]
+    assert reader.turn_settled and np.abs(tracker.calibration.corners - c).max() < 1.0  # A1 first: the mirror undone
