@@ -182,7 +182,9 @@ class VisionReader:
         taken the way round nearest this one's (:func:`_closest_turn`). ``tiles`` (15 x 15, True
         where a tile stands, as read through ``corners``), when known, are not read again
         (:meth:`~board_pi.vision.read.Reader.which_way_up`). ``sure``: only a turn the tiles are
-        not in doubt of (:attr:`~board_pi.vision.read.Turn.in_doubt`)."""
+        sure of (:attr:`~board_pi.vision.read.Turn.sure`: not in doubt, and clear whether the
+        picture is a mirror image). Tiles sure of it settle the table's turn
+        (:attr:`turn_settled`), whoever asked."""
         from dataclasses import replace
 
         from ..vision.locate import nearest_turn
@@ -302,14 +304,14 @@ class VisionReader:
         so; else None. A table is calibrated on the empty board, whose pattern is the same all
         four ways and in a mirror: the turn it was given (``calibrate --rotation``, or the
         finder's guess; with no calibration, the first frame's guess) may be wrong, and a camera
-        may flip its picture. So once, when a board with fewer committed tiles than it takes to
-        tell (:attr:`Reader.TURN_TILES <board_pi.vision.read.Reader.TURN_TILES>`) shows that many
-        in two frames in a row (not an arm passing over it), the tiles are read at every turn and
-        in the mirror (:meth:`turn_by_the_tiles`), and a turn or mirror they are sure of is kept
-        (in the tracker, saved; with none, in the last frame's corners). Where they are in doubt
-        of the turn, or cannot tell a mirror image (a first play of letters alike mirrored), the
-        turn the table had stands, and the next tiles seen still are asked, until some are sure
-        (:attr:`~board_pi.vision.read.Turn.sure`)."""
+        may flip its picture. So when the board shows as many tiles as it takes to tell
+        (:attr:`Reader.TURN_TILES <board_pi.vision.read.Reader.TURN_TILES>`), the same in two
+        frames in a row (not an arm passing over it), the tiles are read at every turn and in the
+        mirror (:meth:`turn_by_the_tiles`), once for each such set, and a turn or mirror they are
+        sure of is kept (in the tracker, saved; with none, in the last frame's corners). Where
+        they are in doubt of the turn, or cannot tell a mirror image (a first play of letters
+        alike mirrored), the turn the table had stands, and the next tiles seen still are asked,
+        until some are sure (:attr:`~board_pi.vision.read.Turn.sure`)."""
         if (self.tracker is None and self.locate is None) or self._turn_settled:
             return None
         want = int(getattr(self.reader, "TURN_TILES", 3))
