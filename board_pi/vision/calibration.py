@@ -560,7 +560,10 @@ def held_to(cal: Calibration, image: np.ndarray, covered: np.ndarray | None = No
 
 
 def _closest_turn(new: BoardLocation, old_corners: np.ndarray) -> BoardLocation:
-    """The turn of ``new`` that keeps square A1 nearest where it was (for boards only nudged)."""
+    """The turn of ``new`` that keeps square A1 nearest where it was (for boards only nudged),
+    taken the same way round the picture as ``old_corners`` (a camera whose picture is a mirror
+    image: :func:`~board_pi.vision.geometry.handed_as`)."""
+    new = replace(new, corners=handed_as(new.corners, old_corners))
     return new.rotated(nearest_turn(new.corners, old_corners))
 
 
@@ -636,12 +639,9 @@ class Tracker:
         if from_markers is not None:
             # One marker places the grid only roughly, but well enough to say where A1 went.
             return _closest_turn(loc, from_markers)
-        if mirrored(cal.corners):
-            # A camera whose picture is a mirror image: the board found is taken the same way
-            # round, and the finder's own turn (from the values' places beside the letters,
-            # which a mirror moves) is no guide.
-            return _closest_turn(replace(loc, corners=handed_as(loc.corners, cal.corners)), cal.corners)
-        if loc.orientation_confidence < self.min_orientation_confidence:
+        if mirrored(cal.corners) or loc.orientation_confidence < self.min_orientation_confidence:
+            # (Under a camera whose picture is a mirror image, the finder's own turn, from the
+            # values' places beside the letters, which a mirror moves, is no guide.)
             loc = _closest_turn(loc, cal.corners)
         return loc
 
