@@ -134,12 +134,9 @@ class ScriptedCamera:
             image = np.clip(image.astype(np.float32) * self.light, 0, 255).astype(np.uint8)
         corners = r.corners
         if self.mirror:
-            # The grid's corners as a finder finds them in the mirror image: A1's mirror first,
-            # going round the picture the way a picture's corners do.
-            corners = corners.copy()
-            corners[:, 0] = image.shape[1] - 1 - corners[:, 0]
-            corners = corners[[1, 0, 3, 2]]
-            image = np.ascontiguousarray(image[:, ::-1])
+            from ..vision.geometry import mirror_image
+
+            image, corners = mirror_image(image, corners)
         self.render_seconds += time.perf_counter() - t
         self.last_corners = corners
         return image

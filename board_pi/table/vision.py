@@ -187,6 +187,7 @@ class VisionReader:
         (:attr:`turn_settled`), whoever asked."""
         from dataclasses import replace
 
+        from ..vision.geometry import other_way_round
         from ..vision.locate import nearest_turn
 
         cal = self.tracker.calibration if self.tracker is not None else None
@@ -207,7 +208,7 @@ class VisionReader:
                 if getattr(turn, "mirrored", False):
                     # The camera's picture is a mirror image: the grid taken the other way round
                     # reads the right way round, here and (kept) at every later frame.
-                    out = out[[1, 0, 3, 2]]
+                    out = other_way_round(out)
                     empty = None if empty is None else empty.mirrored()
                     self._note("the camera's picture is a mirror image of the board (set to flip it?): it is "
                                "read the right way round; set the camera not to flip its picture")

@@ -84,6 +84,30 @@ def mirrored(corners: np.ndarray) -> bool:
     return float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y)) < 0
 
 
+def other_way_round(corners: np.ndarray) -> np.ndarray:
+    """The same grid's corners taken the other way round the picture, the second first: through
+    them a board is read as its mirror image (:func:`mirrored` flips).
+
+    >>> other_way_round(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])).tolist()
+    [[10.0, 0.0], [0.0, 0.0], [0.0, 10.0], [10.0, 10.0]]
+    """
+    return _corners(corners)[[1, 0, 3, 2]]
+
+
+def mirror_image(image: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``image`` as a camera that flips its picture takes it, and the grid's ``corners`` as a
+    finder finds them there: going round the picture as a picture's do, from its top left, where
+    the mirror image shows O1 (read through them, the board comes out mirrored).
+
+    >>> image, corners = mirror_image(np.zeros((20, 30), np.uint8), np.float32([[2, 1], [12, 1], [12, 11], [2, 11]]))
+    >>> corners.tolist(), mirrored(corners)
+    ([[17.0, 1.0], [27.0, 1.0], [27.0, 11.0], [17.0, 11.0]], False)
+    """
+    c = _corners(corners).copy()
+    c[:, 0] = image.shape[1] - 1 - c[:, 0]
+    return np.ascontiguousarray(image[:, ::-1]), other_way_round(c)
+
+
 def handed_as(corners: np.ndarray, like: np.ndarray) -> np.ndarray:
     """``corners`` taken the same way round as ``like`` (:func:`mirrored`): a board found again
     in a mirror image's frames keeps being read the right way round. The turn is left as it
@@ -94,7 +118,7 @@ def handed_as(corners: np.ndarray, like: np.ndarray) -> np.ndarray:
     [[10.0, 0.0], [0.0, 0.0], [0.0, 10.0], [10.0, 10.0]]
     """
     c = _corners(corners)
-    return c[[1, 0, 3, 2]] if mirrored(c) != mirrored(like) else c
+    return other_way_round(c) if mirrored(c) != mirrored(like) else c
 
 
 def squares_outside(corners: np.ndarray, size: tuple[int, int]) -> list[tuple[int, int]]:

@@ -34,7 +34,8 @@ from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
                                    weigh_blank_against_empty)
 from board_pi.vision.frames import FrameSourceError, as_bgr, grain, load_photo, washed_out
-from board_pi.vision.geometry import PREMIUM_MASK, corners_moved, square_side, squares_outside, warp_grid
+from board_pi.vision.geometry import (PREMIUM_MASK, corners_moved, other_way_round, square_side, squares_outside,
+                                      warp_grid)
 from board_pi.vision.locate import tile_orientation_votes
 from board_pi.vision.locate.refine import snap_hand_corners, snap_to_lines
 from board_pi.vision.values import VALUE_CLASSES, value_patches, weigh_values
@@ -1014,7 +1015,7 @@ class Reader:
             return replace(reading, turn=turn)
         # A mirror image's corners are the board's taken the other way round: A1, then O1.
         corners = np.asarray(corners, np.float32).reshape(4, 2)
-        seen_as = corners[[1, 0, 3, 2]] if turn.mirrored else corners
+        seen_as = other_way_round(corners) if turn.mirrored else corners
         return replace(self.read(image, np.roll(seen_as, -(turn.degrees // 90), axis=0), played=played), turn=turn)
 
     def which_way_up(self, image: np.ndarray, corners: np.ndarray,

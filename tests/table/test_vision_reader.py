@@ -9,6 +9,7 @@ pytest.importorskip("cv2")
 
 from board_pi.table.vision import VisionReader  # noqa: E402
 from board_pi.vision.calibration import Tracker, calibrate  # noqa: E402
+from board_pi.vision.geometry import mirror_image, other_way_round  # noqa: E402
 from board_pi.vision.read import rectified  # noqa: E402
 from board_pi.vision.render import SAMPLE_ROWS, random_style, render_board  # noqa: E402
 
@@ -353,11 +354,7 @@ def test_the_first_play_s_tiles_say_which_way_round_a_table_s_board_lies(mirror:
     # it is read the right way round from then on, and the calibration kept so.
     def seen(rows: list[str], n: int) -> tuple[np.ndarray, np.ndarray]:
         image, corners = frame(rows, n, effects=False)
-        if not mirror:
-            return image, corners
-        c = corners.copy()
-        c[:, 0] = image.shape[1] - 1 - c[:, 0]
-        return np.ascontiguousarray(image[:, ::-1]), c[[1, 0, 3, 2]]  # as a finder finds it there
+        return mirror_image(image, corners) if mirror else (image, corners)  # as a finder finds it there
 
     one, two = _first_plays()
     empty, corners = seen(EMPTY, 0)
@@ -435,10 +432,9 @@ def test_a_first_play_that_cannot_tell_a_mirror_leaves_it_to_the_next() -> None:
     one = [r if i != 7 else "......MAT......" for i, r in enumerate(EMPTY)]
     two = [r if i != 8 else "......REFLECTS." for i, r in enumerate(one)]
     empty = seen(EMPTY, 0)
-    image, corners = frame(EMPTY, 0, effects=False)
-    c = corners.copy()
-    c[:, 0] = image.shape[1] - 1 - c[:, 0]
-    tracker = Tracker(calibrate(empty, c[[1, 0, 3, 2]], rotation=0, use_markers=False))
+    found = mirror_image(*frame(EMPTY, 0, effects=False))[1]  # as a finder finds the grid there
+    c = other_way_round(found)  # the board's own way round: A1 first
+    tracker = Tracker(calibrate(empty, found, rotation=0, use_markers=False))
     reader = VisionReader(tracker=tracker)
     reader.read(empty)
     reader.commit(EMPTY)

@@ -165,11 +165,10 @@ def test_board_pi_read_says_which_way_up_and_takes_a_tile_set(tmp_path: Path) ->
 
 def _mirror(image: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``image`` as a camera set to flip its picture takes it, and ``corners`` as a finder finds
-    them there: going round the same way as a picture's (A1's mirror image first)."""
-    flipped = np.ascontiguousarray(image[:, ::-1])
-    c = np.asarray(corners, np.float32).copy()
-    c[:, 0] = image.shape[1] - 1 - c[:, 0]
-    return flipped, c[[1, 0, 3, 2]]
+    them there (:func:`~board_pi.vision.geometry.mirror_image`)."""
+    from board_pi.vision.geometry import mirror_image
+
+    return mirror_image(image, corners)
 
 
 @pytest.mark.parametrize("k", [0, 1, 2, 3])
