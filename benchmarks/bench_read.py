@@ -52,7 +52,8 @@ sys.path.insert(0, str(ROOT))
 from board_pi.vision.editions import EDITIONS, edition_style, tournament_tiles  # noqa: E402
 from board_pi.table.vision import default_locator  # noqa: E402
 from board_pi.vision.evaluate import (Tally, evaluate_enrolled, evaluate_found, evaluate_photos, evaluate_real,  # noqa: E402
-                                      evaluate_synthetic, game_like_rows, hand_labelled, real_boards, real_split)
+                                      evaluate_covered, evaluate_synthetic, game_like_rows, hand_labelled, real_boards,
+                                      real_split)
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.fonts import describe_fonts  # noqa: E402
 from peak import peak_mb  # noqa: E402  (benchmarks/peak.py, beside this script)
@@ -255,6 +256,25 @@ def main() -> int:
             print("    e.g. " + ", ".join(f["errors"][:6]))
 
     early_turns(reader)
+
+    # Something lying over the board (a sheet, a phone, a hand): the squares it hides are named
+    # (Reading.covered, vision/cover.py, chosen on tuning photos and boards only).
+    print("something lying over the board (a sheet, a phone, a hand), corners given: squares covered nine tenths "
+          "or more named, squares named beside no cover, and photos as they are with squares named:")
+    covered_sets = [(name, photos_of_set, played) for name, photos_of_set, played in found_sets
+                    if played and photos_of_set]
+    boards = []
+    for k in range(args.boards):
+        seed = 30_000_000 + k
+        rows = game_like_rows(np.random.default_rng(seed))
+        r = render_board(rows, seed=seed, hand=False)
+        boards.append((f"#{seed}", r.image, rows, r.corners))
+    covered_sets.append((f"synthetic ({args.boards}, no hand)", boards, False))
+    for k, (name, photos_of_set, played) in enumerate(covered_sets):
+        f = evaluate_covered(reader, photos_of_set, seed=33_000_000 + k, played=played)
+        kinds = ", ".join(f"{kind} {a}/{b}" for kind, (a, b) in f["by_kind"].items())
+        print(f"  {name:26s} named {f['named_under']}/{f['under']} ({kinds}); beside none {f['named_away']}; "
+              f"as they are {f['clear_named']}/{f['photos']} photos ({f['clear_squares']} squares)")
 
     try:
         from board_pi.vision.locate import find_board  # the board finder (issue 4, another branch)

@@ -17,7 +17,7 @@ from ..rules.tiles import UnknownTileSet, tile_set
 from ..vision.calibration import MARKER_IDS, CalibrationError, calibrate, marker_image, save
 from ..vision.enrol import DEFAULT_PROFILE, enrol, layout_text
 from ..vision.frames import FrameSourceError, open_source
-from ..vision.geometry import corners_moved, squares_not_shown, squares_outside
+from ..vision.geometry import corners_moved, squares_named, squares_not_shown, squares_outside
 from ..vision.locate.refine import snap_hand_corners
 from ..vision.read import NoBoard, ReadError, Reader, board_washed_out, load_profile, photo_board, washed_out_note
 from .errors import UsageError
@@ -71,6 +71,12 @@ def cmd_read(args: argparse.Namespace) -> int:
         if reading.outside:  # in the JSON as "outside"
             print(f"board-pi read: {squares_not_shown(list(reading.outside), 'photo')}: the board runs off its edge "
                   "there; not read, shown as empty", file=sys.stderr)
+        if reading.covered:  # in the JSON as "covered"
+            n = len(reading.covered)
+            print(f"board-pi read: {n} square{'s' if n != 1 else ''} ({squares_named(list(reading.covered))}) "
+                  f"{'does' if n == 1 else 'do'} not show the board: something lies over them (a sheet, a phone, "
+                  "a hand) or a reflection washes them out, and a tile there is not seen; clear the board, or "
+                  "move the light, and take the photo again", file=sys.stderr)
         print("\n".join(reading.grid))
     return 0
 

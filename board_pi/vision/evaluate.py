@@ -330,3 +330,44 @@ def evaluate_found(reader: Reader, photos: list[tuple[str, Path | np.ndarray, li
         mirrored += bool(reading.turn is not None and reading.turn.mirrored)
     return {**t.figures(), "photos": len(photos), "found": found, "turned_wrong": turned_wrong, "mirrored": mirrored}
 
+
+
+def evaluate_covered(reader: Reader, photos: list[tuple[str, Path | np.ndarray, list[str], np.ndarray]],
+                     seed: int, played: bool = True) -> dict:
+    """How well a reading of the whole board names the squares something lies over
+    (:attr:`~board_pi.vision.read.Reading.covered`): each photo (name, image or its path, truth,
+    corners) read as it is, and with each of :data:`~board_pi.vision.render.COVERS` laid over
+    it in turn (:func:`~board_pi.vision.render.lay_over`, drawn from ``seed``), through its
+    corners. Figures: photos read as they are with squares named (``clear_named``) and how many
+    squares; under the covers, the squares covered nine tenths or more (``under``) and how many
+    of them were named (``named_under``, per kind in ``by_kind``), and the squares named that
+    no cover touches nor lies beside (``named_away``)."""
+    import cv2
+
+    from board_pi.vision.render import COVERS, lay_over
+
+    rng = np.random.default_rng(seed)
+    out: dict = {"photos": len(photos), "clear_named": 0, "clear_squares": 0, "under": 0, "named_under": 0,
+                 "named_away": 0, "by_kind": {k: [0, 0] for k in COVERS}}
+    for _, img, _, corners in photos:
+        image = cv2.imread(str(img)) if not isinstance(img, np.ndarray) else img
+        clear = reader.read(image, corners, played=played, by_hand=played).covered
+        out["clear_named"] += bool(clear)
+        out["clear_squares"] += len(clear)
+        for kind in COVERS:
+            laid, share = lay_over(rng, image, corners, kind)
+            named = np.zeros((N, N), bool)
+            for r, c in reader.read(laid, corners, played=played, by_hand=played).covered:
+                named[r, c] = True
+            touched = np.pad(share > 0, 1)
+            beside = np.zeros((N, N), bool)
+            for dy in range(3):
+                for dx in range(3):
+                    beside |= touched[dy:dy + N, dx:dx + N]
+            under = share >= 0.9
+            out["under"] += int(under.sum())
+            out["named_under"] += int((named & under).sum())
+            out["named_away"] += int((named & ~beside).sum())
+            out["by_kind"][kind][0] += int((named & under).sum())
+            out["by_kind"][kind][1] += int(under.sum())
+    return out

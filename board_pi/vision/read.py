@@ -29,6 +29,7 @@ from board_pi.files import replacing
 from board_pi.rules.board import Square, split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
+from board_pi.vision.cover import hidden_squares
 from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, islands, lone_tiles, tile_limits
 from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
@@ -252,6 +253,11 @@ class Reading:
     outside: tuple[tuple[int, int], ...] = ()
     """Squares (row, column) the picture does not show: the board runs off its edge there
     (:func:`~board_pi.vision.geometry.squares_outside`). Not read: ``.`` with confidence 0."""
+    covered: tuple[tuple[int, int], ...] = ()
+    """Squares (row, column) that do not show the board: something lies over them (a sheet of
+    paper, a phone, a hand) or a reflection washes them out (:func:`~board_pi.vision.cover.hidden_squares`;
+    a board read whole only). Read as the model reads them (as empty, mostly): a tile under them
+    is not seen."""
 
     def to_json(self) -> dict:
         out = {"grid": list(self.grid),
@@ -261,6 +267,8 @@ class Reading:
             out["turn"] = self.turn.to_json()
         if self.outside:
             out["outside"] = [Square(r, c).name for r, c in self.outside]
+        if self.covered:
+            out["covered"] = [Square(r, c).name for r, c in self.covered]
         return out
 
 
@@ -822,7 +830,24 @@ class Reader:
             if committed is None:
                 self._join_islands(grid, conf, sq, p)
             self._drop_lone_tiles(grid, conf, sq, p, committed)
-        return Reading(tuple(row_text(row) for row in grid), conf, corners, outside=outside)
+        # Read whole: the squares the board does not show (something lies over them, a
+        # reflection washes them out) are named, so that what is under them is not lost unsaid.
+        covered = self._covered(warped, grid, conf, outside) if squares is None and len(sq) else ()
+        return Reading(tuple(row_text(row) for row in grid), conf, corners, outside=outside, covered=covered)
+
+    def _covered(self, warped: np.ndarray, grid: list[list[str]], conf: np.ndarray,
+                 outside: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+        """The squares of a board read whole that do not show it
+        (:func:`~board_pi.vision.cover.hidden_squares`), judged by the squares read as letters
+        (surely: :data:`~board_pi.vision.empty.SURE_LETTER`) and read empty; the squares off the
+        picture's edge (``outside``) are not judged."""
+        letters = np.array([[ch not in (EMPTY_CLASS, BLANK_CLASS) for ch in row] for row in grid])
+        empty = np.array([[ch == EMPTY_CLASS for ch in row] for row in grid])
+        off = np.zeros((N, N), bool)
+        for r, c in outside:
+            off[r, c] = True
+        return tuple(hidden_squares(warped, letters, letters & (conf >= SURE_LETTER), empty & ~off, SQUARE_PX, PAD,
+                                    unseen=off))
 
     def _drop_lone_tiles(self, grid: list[list[str]], conf: np.ndarray, squares: Sequence[tuple[int, int]],
                          probs: np.ndarray, committed: Sequence[str] | None) -> None:

@@ -618,6 +618,50 @@ def light_on_squares(rng: np.random.Generator, f: np.ndarray, corners: np.ndarra
     return f
 
 
+
+COVERS = ("sheet", "phone", "hand")
+"""What :func:`lay_over` lays on a board: the back of a white sheet of paper, a phone (dark,
+with a sheen), a hand or sleeve (skin coloured, unevenly shaded)."""
+
+
+def lay_over(rng: np.random.Generator, image: np.ndarray, corners: np.ndarray,
+             kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """``image`` (a photo or frame of a board with grid ``corners``) with something of ``kind``
+    (:data:`COVERS`) lying over part of the board: a rectangle 2-6.5 squares a side at any angle
+    and place, casting a short shadow, the frame saved as JPEG of quality 85 after. Returns the
+    frame and (15, 15) the share of each square it covers."""
+    if kind not in COVERS:
+        raise ValueError(f"unknown cover {kind!r}: one of {', '.join(COVERS)}")
+    h, w = image.shape[:2]
+    long, short = rng.uniform(2, 6.5, 2)
+    centre, a = rng.uniform(0, N, 2), rng.uniform(0, np.pi)
+    turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    quad = (np.array([[-long, -short], [long, -short], [long, short], [-long, short]]) / 2) @ turn.T + centre
+    to_image = cv2.getPerspectiveTransform(np.float32([[0, 0], [N, 0], [N, N], [0, N]]), np.float32(corners))
+    seen = cv2.perspectiveTransform(quad[None].astype(np.float32), to_image)[0]
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(seen).astype(np.int32), 255)
+    a = cv2.GaussianBlur(mask, (3, 3), 0).astype(np.float32)[..., None] / 255
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    slope = (xx / w * rng.uniform(-1, 1) + yy / h * rng.uniform(-1, 1))[..., None]
+    if kind == "sheet":
+        top = np.full(3, rng.uniform(200, 250)) + rng.uniform(-10, 10, 3) + slope * 25
+    elif kind == "phone":
+        top = np.full(3, rng.uniform(10, 40)) + slope * 30
+    else:
+        shade = cv2.resize(cv2.GaussianBlur(rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32), (0, 0), 2),
+                           (w, h))[..., None]
+        top = np.array([rng.uniform(60, 170), rng.uniform(90, 190), rng.uniform(130, 230)]) + shade * 25 + slope * 20
+    top = top + rng.normal(0, 3, (h, w, 3))
+    shadow = np.roll(np.roll(a, int(rng.uniform(3, 15)), 0), int(rng.uniform(-10, 10)), 1)
+    f = image.astype(np.float32) * (1 - 0.3 * shadow)
+    f = f * (1 - a) + top * a
+    out = cv2.imdecode(cv2.imencode(".jpg", np.clip(f, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 85])[1],
+                       cv2.IMREAD_COLOR)
+    fine = np.zeros((N * 20, N * 20), np.uint8)  # the share of each square, from the rectangle in grid units
+    cv2.fillConvexPoly(fine, np.round(quad * 20).astype(np.int32), 255)
+    return out, (fine.reshape(N, 20, N, 20) > 0).mean(axis=(1, 3))
+
 def _camera(rng: np.random.Generator, img: np.ndarray, fixed: np.random.Generator | None = None) -> np.ndarray:
     """Lens blur, sensor noise and JPEG compression. ``fixed``: where the camera's own settings
     (its focus, the noise's strength, the JPEG quality) come from, for a fixed camera whose

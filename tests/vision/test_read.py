@@ -728,6 +728,7 @@ def test_squares_off_the_photo_s_edge_are_not_read_and_are_said_to_be(tmp_path: 
     assert list(reading.outside) == cut
     assert reading.grid[7] == "." + rows[7][1:] and reading.confidence[7, 0] == 0
     assert reading.to_json()["outside"] == [f"A{r + 1}" for r, _ in cut]
+    assert reading.covered == () == whole.covered  # not taken for something lying over the board
     # The command says which squares it could not see, on standard error; with --json, in it.
     path = tmp_path / "cut.png"
     cv2.imwrite(str(path), photo)

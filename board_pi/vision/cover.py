@@ -1,0 +1,180 @@
+"""Squares that do not show the board: something lies over them (the back of a score sheet, a
+phone, a hand, the tile bag), or a reflection washes them out.
+
+The tile model, asked about a square under a sheet of paper, still answers: mostly "empty",
+so a tile under it was lost without a word (and the sheet's edge could read as a blank beside
+it). The board says where it is hidden, two ways at once:
+
+- its lines: between two squares of a board there is a line (printed, or the gap and edges of
+  tiles), and under a sheet there is none. How strong the lines are varies from board to board
+  (faint on some, blurred in a small photo), so a line counts as gone only where it is much
+  fainter than this board's own lines between plain empty squares (:data:`LINELESS`);
+- its colours: a square under a cover does not look as its own empty square does (the layout
+  says which kind it is, and the squares around what each kind looks like here:
+  :mod:`~board_pi.vision.empty`). A white sheet looks like a reflection (both pale, towards
+  white), and so does a reflection strong enough to wash the lines out; both are named.
+
+Squares not read as letters (a letter seen is not hidden), joined by sides with no line into
+groups of :data:`LEAST` or more, whose colours lie :data:`FAR` from their empty colour, are
+hidden. A board whose lines are faint everywhere hides nothing this way (its own lines are the
+measure), and neither does a cover with lines of its own (a score sheet face up).
+
+Chosen (2026-12-04) on tuning data only: the 30 real tuning photos (declanfinerty 001-003, the
+2015 game up to 170248) as they are, changed as ``bench_conditions`` changes them (dark, gain,
+warm and blue casts, motion blur, defocus, JPEG of quality 10, 30% size, overexposed, low
+contrast) and with each of :data:`~board_pi.vision.render.COVERS` laid over them
+(:func:`~board_pi.vision.render.lay_over`); rendered boards (seeds 46,000,000 on: English with
+and without the renderer's hand, 20 of each club edition). Through the code, with the values
+chosen, squares named where nothing lay (beside no cover) and squares covered nine tenths or
+more that were named:
+
+- real photos: none named as they are, nor changed (0 of 330 photos); under a sheet 289 of 289,
+  a phone 335 of 392 (the rest over tiles mostly, or two squares in a corner), a hand 436 of 438;
+- rendered, nothing laid over: 33 squares on 4 of 60 English boards, 5 on 1 of 20 sage and 83 on
+  3 of 20 lavender boards, all under the renderer's glare on boards with white lines (lines and
+  squares washed to one white), which is named rightly; none on the green and wooden boards.
+  The renderer's hands: 1224 of the 2004 squares hidden more than a quarter named (most of the
+  rest hidden in part, their sides showing), 2 squares named beside none.
+
+A reading names them (:attr:`~board_pi.vision.read.Reading.covered`) and reads them as the
+model does: nothing read before changes.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from board_pi.vision.empty import GLARE, EmptyLook, middle_lab, square_colours, washed_distance
+from board_pi.vision.geometry import PREMIUM_KINDS
+
+N = 15
+
+REACH = 9
+"""How far (pixels of the rectified board, either side of the line between two squares) a line's
+profile is taken: the line, and the squares' own colour on each side of it."""
+INSET = 6
+"""Pixels left out at each end of the side two squares share: the corners, where four squares meet."""
+
+
+def line_strengths(grey: np.ndarray, square_px: int, pad: int) -> tuple[np.ndarray, np.ndarray]:
+    """How much each side two squares share shows (the range of the log grey level across it,
+    averaged along it): ``across`` (15, 14), between square (r, c) and (r, c + 1), and ``down``
+    (14, 15), between (r, c) and (r + 1, c), of the rectified board's grey image.
+
+    In log levels, so that a shadow over a line leaves it as strong as it was."""
+    g = np.log(grey.astype(np.float32) + 8.0)
+    a, b = INSET, square_px - INSET
+    across = np.empty((N, N - 1), np.float32)
+    down = np.empty((N - 1, N), np.float32)
+    rows = g[pad:pad + N * square_px]
+    cols = g[:, pad:pad + N * square_px]
+    for k in range(1, N):
+        x = pad + k * square_px
+        prof = rows[:, x - REACH:x + REACH + 1].reshape(N, square_px, -1)[:, a:b].mean(axis=1)
+        across[:, k - 1] = prof.max(axis=1) - prof.min(axis=1)
+        y = pad + k * square_px
+        prof = cols[y - REACH:y + REACH + 1].reshape(-1, N, square_px)[:, :, a:b].mean(axis=2)
+        down[k - 1] = prof.max(axis=0) - prof.min(axis=0)
+    return across, down
+
+
+LINELESS = 0.3
+"""A side two squares share shows no line where it is fainter than this share of the median line
+between two plain squares read empty on the same board (:func:`line_strengths`). On the first
+trial's figures (the same sets, the covers pasted as :func:`~board_pi.vision.render.lay_over`
+lays them, 1101 squares under them): 0.4 found 1050 against 1025 and named 4 squares on a
+rendered board with nothing over it."""
+FAR = 2.0
+"""How far (spreads, the median over the group) the squares of a group must lie from what they
+look like empty, as the squares around the group show it (:class:`~board_pi.vision.empty.EmptyLook`,
+the group left out, so that a cover does not pass for the light there; a wash towards white, as
+a reflection gives, costs what it costs a blank against an empty square). On the first trial's
+figures: 1.5 named 18 squares on a rendered board with nothing over it, 3 found 874 of the 1101
+covered squares against 1025."""
+STRONG_LINES = 0.8
+"""A board whose median line (:func:`line_strengths`, log grey levels) is this strong or more has
+dark lines on pale squares (or the reverse), which only a reflection that burns the picture to
+white can wash out: there a group need lie only :data:`FAR_ON_STRONG` from its empty colour. The
+real tuning boards' lines: 0.18-0.47 (the 2015 game, declanfinerty 001), 1.67 and 2.18
+(declanfinerty 002 and 003); a white sheet over 002 lay 1.98 from its cream squares."""
+FAR_ON_STRONG = 1.0
+""":data:`FAR` on a board with strong lines (:data:`STRONG_LINES`). With it, the real tuning
+photos' sheets were all named (273 of 289 before); the rendered boards named what they named
+without it. Named with no colour asked at all, a wooden board's blank beside two empty squares
+was taken (0.5 from its empty colour)."""
+LEAST = 3
+"""The fewest squares in a hidden group: a blank tile's face alone joins no square."""
+LEAST_LINES = 10
+"""The fewest sides between two plain squares read empty that the board's own lines are judged by;
+fewer (a board full of tiles), and nothing is said to be hidden."""
+
+
+def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, empty: np.ndarray,
+                   square_px: int, pad: int, unseen: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """The squares of the rectified board ``warped`` that something lies over, row by row.
+
+    ``letters``: (15, 15) bool, the squares read as letters (a letter is seen, so nothing hides
+    it); ``sure``: those read surely (:data:`~board_pi.vision.empty.SURE_LETTER`); ``empty``:
+    the squares read empty; ``unseen``: squares not to judge (off the picture's edge), when
+    given. Squares not read as letters joined by sides with no line (:data:`LINELESS`) into
+    groups of :data:`LEAST` or more, whose colours lie :data:`FAR` (:data:`FAR_ON_STRONG` on a
+    board of :data:`STRONG_LINES`) from their empty colour as the squares around each group show
+    it, are hidden.
+    """
+    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
+    across, down = line_strengths(grey, square_px, pad)
+    plain = empty & (PREMIUM_KINDS == 0)
+    own = np.concatenate([across[plain[:, :-1] & plain[:, 1:]], down[plain[:-1] & plain[1:]]])
+    if len(own) < LEAST_LINES:
+        return []
+    faint = LINELESS * float(np.median(own))
+    open_ = ~letters if unseen is None else ~letters & ~unseen
+    join_across = (across < faint) & open_[:, :-1] & open_[:, 1:]
+    join_down = (down < faint) & open_[:-1] & open_[1:]
+    groups = [g for g in _groups(join_across, join_down) if len(g) >= LEAST]
+    if not groups:
+        return []
+    apart = np.zeros((N, N), bool)
+    for g in groups:
+        apart[tuple(np.array(g).T)] = True
+    colours = square_colours(middle_lab(warped, square_px, pad))
+    look = EmptyLook.from_photo(colours, sure | apart, unlettered=~letters & ~apart)
+    if look.unlit is None or look.glare is None:
+        return []
+    far = np.sqrt(washed_distance(colours, look.unlit, look.spread, GLARE, look.glare))
+    least = FAR_ON_STRONG if float(np.median(own)) >= STRONG_LINES else FAR
+    return sorted(sq for g in groups if _far(far, g, least) for sq in g)
+
+
+def _far(far: np.ndarray, group: list[tuple[int, int]], least: float) -> bool:
+    """Whether a group's squares lie, by their median, ``least`` spreads or more from their empty
+    colour (``far``); an empty colour unknown (a kind with too few empty squares to tell) counts
+    as far."""
+    d = far[tuple(np.array(group).T)]
+    return bool(np.all(np.isnan(d)) or np.nanmedian(d) >= least)
+
+
+def _groups(join_across: np.ndarray, join_down: np.ndarray) -> list[list[tuple[int, int]]]:
+    """The squares joined by sides (``join_across`` (15, 14), ``join_down`` (14, 15)) in groups
+    of two or more, each row by row."""
+    seen = np.zeros((N, N), bool)
+    out = []
+    for r0 in range(N):
+        for c0 in range(N):
+            if seen[r0, c0]:
+                continue
+            seen[r0, c0] = True
+            group, todo = [], [(r0, c0)]
+            while todo:
+                r, c = todo.pop()
+                group.append((r, c))
+                sides = ((r, c + 1, c < N - 1 and join_across[r, c]), (r, c - 1, c > 0 and join_across[r, c - 1]),
+                         (r + 1, c, r < N - 1 and join_down[r, c]), (r - 1, c, r > 0 and join_down[r - 1, c]))
+                for rr, cc, joined in sides:
+                    if joined and not seen[rr, cc]:
+                        seen[rr, cc] = True
+                        todo.append((rr, cc))
+            if len(group) > 1:
+                out.append(sorted(group))
+    return out
