@@ -8,7 +8,8 @@ board read as a whole under its counts. Nobody is asked anything: a doubtful squ
 likeliest reading and is listed, a blank takes the only letter the word list allows (or the
 first it allows, listed), a frame with no new tile is a pass (or an exchange: the camera cannot
 tell), and tiles that disappear withdraw the play that put them there. A frame with the board
-partly covered (an arm over it) leaves its turn for the next frame to settle.
+partly covered (an arm over it, a sheet: tiles played not seen, or squares whose lines are gone
+since the last frame, :attr:`VisionReader.covered`) leaves its turn for the next frame to settle.
 
 >>> # result = rescore([("0.jpg", img0), ("1.jpg", img1)], ENGLISH, ["Ann", "Bob"], lexicon)
 >>> # print(result.gcg()); result.to_json()["play_points"]
@@ -124,6 +125,8 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
     # A photo with the board covered (a player's arm, someone leaning over): its turn is left
     # open, and the next photo, which shows what it hid, settles the open turns and its own.
     open_turns: list[_Covered] = []
+    from ..vision.geometry import squares_named
+
     for name, image in frames:
         if game.state.over:
             out.doubtful.append(f"{name}: after the end of the game; not read")
@@ -146,14 +149,20 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
             hidden = _withdraw_if_taken_off(game, change, out, name, patient=not open_turns)
         change = compare(game.state.board, reading, doubt_below)  # against the board as it now stands
         apart = _apart(game.state.board, change.new)
-        if not open_turns and (hidden or apart or _doubtful_plays(game, change, lexicon)):
-            # Tiles played not seen, new ones joined to nothing, or new ones in doubt that make no
-            # acceptable play: something over the board. It changed the look of the squares under
-            # it, and an arm may read as empty squares: only squares that did not change are
-            # known to be empty still. Once: what is still so in the next photo is no arm (a
-            # tile misread, something left on the board), and is settled there.
-            unchanged = _seen_empty(game.state.board, reading, doubt_below) - {Square(r, c) for r, c in eyes.looked_at}
-            why = ("the board partly covered" if hidden else "tiles read that join no tile on the board" if apart
+        covered = {Square(r, c) for r, c in eyes.covered}
+        if not open_turns and (hidden or covered or apart or _doubtful_plays(game, change, lexicon)):
+            # Tiles played not seen, squares something lies over (their lines gone: a sheet, a
+            # hand, where the next play may lie unseen), new ones joined to nothing, or new ones
+            # in doubt that make no acceptable play: something over the board. It changed the
+            # look of the squares under it, and an arm may read as empty squares: only squares
+            # that did not change are known to be empty still. Once: what is still so in the
+            # next photo is no arm (a tile misread, something left on the board), and is
+            # settled there.
+            unchanged = (_seen_empty(game.state.board, reading, doubt_below)
+                         - {Square(r, c) for r, c in eyes.looked_at} - covered)
+            why = ("the board partly covered" if hidden else
+                   f"the board partly covered ({squares_named(sorted(eyes.covered))} hidden)" if covered
+                   else "tiles read that join no tile on the board" if apart
                    else "new tiles in doubt that make no play of acceptable words")
             open_turns.append(_Covered(name, frozenset(unchanged), why))
             out.doubtful.append(f"{name}: {why}; its turn is settled by the next photo")

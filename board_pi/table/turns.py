@@ -94,8 +94,18 @@ class TurnReader:
                 t = time.perf_counter()
                 reading = self.reader.read(frame)
                 self.timings["read"] = time.perf_counter() - t
+                # Squares something lies over since the last board committed (a sheet, a phone,
+                # a hand resting): what was played under it is not seen, so the board does not
+                # count as still until they show again.
+                hidden = tuple(getattr(self.reader, "covered", ()))
                 if reading is None:
                     why = "the board is not in view (a hand or arm over it?)"
+                    previous, agree = None, 1
+                elif hidden:
+                    from ..vision.geometry import squares_named
+
+                    why = (f"something lies over {len(hidden)} square{'s' if len(hidden) != 1 else ''} "
+                           f"({squares_named(list(hidden))}): take it off the board")
                     previous, agree = None, 1
                 else:
                     k = key(reading)

@@ -83,6 +83,11 @@ class VisionReader:
         # Squares the last frame the board was seen in did not show (the board running off its
         # edge): their committed tiles stand, and what is played on them is not seen.
         self.outside: tuple[tuple[int, int], ...] = ()
+        # Squares the last frame read showed hidden: something lying over them, their lines
+        # gone since the last board committed (vision.cover.hidden_squares); what was committed
+        # there stands in the reading, and what is played on them is not seen.
+        self.covered: tuple[tuple[int, int], ...] = ()
+        self._ref_lines: tuple[np.ndarray, np.ndarray] | None = None
         # Where what the camera shows is worth the players' and the director's knowing (the
         # board running off the frame, a picture flipped): the table's page, when wired to it
         # (``Table.tell``), as well as the log.
@@ -386,10 +391,36 @@ class VisionReader:
                     grid[r][c] = seen[r][c]
                     conf[r, c] = more.confidence[r, c]
                 squares = squares + also
-        self._pending = (look, grid, conf)
+        lines = self._covered(warped, grid, conf, off)
+        self._pending = (look, grid, conf, lines)
         self._seen = (frame, corners, squares)  # what the next commit may learn from
         return BoardReading(tuple(_row_text(r) for r in grid),
                             tuple(tuple(float(v) for v in row) for row in conf))
+
+    def _covered(self, warped: np.ndarray, grid: list[list[str]], conf: np.ndarray,
+                 off: set[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        """Set :attr:`covered` from the frame just read (``warped``, its squares ``grid`` and
+        ``conf`` as the reading has them, ``off`` the squares off the frame): its sides judged
+        against their own strength in the last frame committed (none before the first commit).
+        Returns this frame's sides' strengths, the next commit's to judge by."""
+        import cv2
+
+        from ..vision.cover import hidden_squares, line_strengths
+        from ..vision.empty import SURE_LETTER
+        from ..vision.read import PAD, SQUARE_PX
+
+        lines = line_strengths(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), SQUARE_PX, PAD)
+        if self._ref_lines is None:
+            self.covered = ()
+            return lines
+        letters = np.array([[t not in (".", "?") for t in row] for row in grid])
+        empty = np.array([[t == "." for t in row] for row in grid])
+        unseen = np.zeros((N, N), bool)
+        for r, c in off:
+            unseen[r, c] = True
+        self.covered = tuple(hidden_squares(warped, letters, letters & (conf >= SURE_LETTER), empty & ~unseen,
+                                            SQUARE_PX, PAD, unseen=unseen, before=self._ref_lines))
+        return lines
 
     def commit(self, rows: Sequence[str]) -> None:
         """The board is now ``rows`` (as committed): compare later frames with the last one read.
@@ -399,9 +430,9 @@ class VisionReader:
         """
         pending = getattr(self, "_pending", None)
         if pending is not None:
-            look, _, conf = pending
+            look, _, conf, lines = pending
             grid = [split_row(r) for r in board_rows(rows)]
-            self._ref_look, self._ref_grid, self._ref_conf = look, grid, conf
+            self._ref_look, self._ref_grid, self._ref_conf, self._ref_lines = look, grid, conf, lines
             if self.tracker is not None:  # the check leaves the tiles out: they hide the lines
                 self.tracker.covered = np.array([[t != "." for t in row] for row in grid])
             # Learnt by learn(), once the score is shown: the squares the last reading looked
@@ -432,7 +463,8 @@ class VisionReader:
         return True if self.memory is None else bool(self.memory.flush(timeout))
 
     def reset(self) -> None:
-        self._ref_look = self._ref_grid = self._ref_conf = None
+        self._ref_look = self._ref_grid = self._ref_conf = self._ref_lines = None
+        self.covered = ()
         if self.tracker is not None:
             self.tracker.covered = None
 

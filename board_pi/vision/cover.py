@@ -111,7 +111,8 @@ fewer (a board full of tiles), and nothing is said to be hidden."""
 
 
 def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, empty: np.ndarray,
-                   square_px: int, pad: int, unseen: np.ndarray | None = None) -> list[tuple[int, int]]:
+                   square_px: int, pad: int, unseen: np.ndarray | None = None,
+                   before: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[int, int]]:
     """The squares of the rectified board ``warped`` that something lies over, row by row.
 
     ``letters``: (15, 15) bool, the squares read as letters (a letter is seen, so nothing hides
@@ -121,17 +122,26 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
     groups of :data:`LEAST` or more, whose colours lie :data:`FAR` (:data:`FAR_ON_STRONG` on a
     board of :data:`STRONG_LINES`) from their empty colour as the squares around each group show
     it, are hidden.
+
+    ``before``: each side's strength (:func:`line_strengths`) in a frame of the same board from
+    the same camera when nothing lay over it (a table's last board agreed): a side then shows no
+    line where it is fainter than :data:`LINELESS` of its own strength in that frame, rather than
+    of the board's median, so that a line a lamp's reflection washes out at that table (in both
+    frames) is no cover, and the board's own lines are the measure however few of them show.
     """
     grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
     across, down = line_strengths(grey, square_px, pad)
     plain = empty & (PREMIUM_KINDS == 0)
     own = np.concatenate([across[plain[:, :-1] & plain[:, 1:]], down[plain[:-1] & plain[1:]]])
-    if len(own) < LEAST_LINES:
-        return []
-    faint = LINELESS * float(np.median(own))
     open_ = ~letters if unseen is None else ~letters & ~unseen
-    join_across = (across < faint) & open_[:, :-1] & open_[:, 1:]
-    join_down = (down < faint) & open_[:-1] & open_[1:]
+    if before is not None:
+        faint_across, faint_down = LINELESS * before[0], LINELESS * before[1]
+    elif len(own) >= LEAST_LINES:
+        faint_across = faint_down = LINELESS * float(np.median(own))
+    else:
+        return []
+    join_across = (across < faint_across) & open_[:, :-1] & open_[:, 1:]
+    join_down = (down < faint_down) & open_[:-1] & open_[1:]
     groups = [g for g in _groups(join_across, join_down) if len(g) >= LEAST]
     if not groups:
         return []
@@ -143,7 +153,7 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
     if look.unlit is None or look.glare is None:
         return []
     far = np.sqrt(washed_distance(colours, look.unlit, look.spread, GLARE, look.glare))
-    least = FAR_ON_STRONG if float(np.median(own)) >= STRONG_LINES else FAR
+    least = FAR_ON_STRONG if len(own) >= LEAST_LINES and float(np.median(own)) >= STRONG_LINES else FAR
     return sorted(sq for g in groups if _far(far, g, least) for sq in g)
 
 

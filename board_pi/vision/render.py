@@ -624,19 +624,22 @@ COVERS = ("sheet", "phone", "hand")
 with a sheen), a hand or sleeve (skin coloured, unevenly shaded)."""
 
 
-def lay_over(rng: np.random.Generator, image: np.ndarray, corners: np.ndarray,
-             kind: str) -> tuple[np.ndarray, np.ndarray]:
+def lay_over(rng: np.random.Generator, image: np.ndarray, corners: np.ndarray, kind: str, *,
+             centre: tuple[float, float] | None = None, size: tuple[float, float] | None = None,
+             angle: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``image`` (a photo or frame of a board with grid ``corners``) with something of ``kind``
     (:data:`COVERS`) lying over part of the board: a rectangle 2-6.5 squares a side at any angle
     and place, casting a short shadow, the frame saved as JPEG of quality 85 after. Returns the
-    frame and (15, 15) the share of each square it covers."""
+    frame and (15, 15) the share of each square it covers. ``centre`` (column, row: 7.5, 7.5 is
+    the board's middle), ``size`` (squares) and ``angle`` (radians) place it instead."""
     if kind not in COVERS:
         raise ValueError(f"unknown cover {kind!r}: one of {', '.join(COVERS)}")
     h, w = image.shape[:2]
-    long, short = rng.uniform(2, 6.5, 2)
-    centre, a = rng.uniform(0, N, 2), rng.uniform(0, np.pi)
+    long, short = rng.uniform(2, 6.5, 2) if size is None else size
+    at, a = rng.uniform(0, N, 2), rng.uniform(0, np.pi)
+    at, a = (at if centre is None else np.array(centre, float)), (a if angle is None else angle)
     turn = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-    quad = (np.array([[-long, -short], [long, -short], [long, short], [-long, short]]) / 2) @ turn.T + centre
+    quad = (np.array([[-long, -short], [long, -short], [long, short], [-long, short]]) / 2) @ turn.T + at
     to_image = cv2.getPerspectiveTransform(np.float32([[0, 0], [N, 0], [N, N], [0, N]]), np.float32(corners))
     seen = cv2.perspectiveTransform(quad[None].astype(np.float32), to_image)[0]
     mask = np.zeros((h, w), np.uint8)

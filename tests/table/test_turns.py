@@ -80,6 +80,23 @@ def test_a_board_that_keeps_still_is_read_at_the_second_agreeing_frame() -> None
     assert len(frames) == 3
 
 
+def test_a_board_with_something_lying_over_it_does_not_count_as_still(tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
+    # The table's reader names the squares whose lines are gone since the last commit (a sheet,
+    # a phone, a hand resting: VisionReader.covered). A play may lie unseen under them, so the
+    # board is not taken as still while they are there, and the players are told what to do.
+    table, cam, clock = make(tmp_path, lexicon)
+    reader = table.turns.reader
+    reader.covered = ((2, 3), (2, 4), (2, 5))
+    cam.lay("8D WINDY")
+    clock.t += 30
+    r = table.press(0)
+    assert r.outcome is Outcome.PENDING and table.pending is not None and table.pending.kind is PendingKind.REREAD
+    assert r.message.startswith("something lies over 3 squares (D3, E3, F3): take it off the board"), r.message
+    # The players enter the play on the page (or press again once the board is clear).
+    assert table.confirm({"D8": "W", "E8": "I", "F8": "N", "G8": "D", "H8": "Y"}).outcome is Outcome.PLAY
+    assert table.snapshot()["moves"][-1]["text"] == "8D WINDY"
+
+
 def test_a_press_that_never_sees_a_still_board_asks_for_the_play(tmp_path: Path, lexicon) -> None:  # type: ignore[no-untyped-def]
     cam = ShakyCamera()
     clock = Clock()

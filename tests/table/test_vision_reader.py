@@ -340,6 +340,34 @@ def test_committed_tiles_off_the_frame_s_edge_stay_as_committed(caplog: pytest.L
     assert told == said
 
 
+def test_squares_something_lies_over_since_the_last_commit_are_named() -> None:
+    # A sheet laid over the board after a play: its squares' lines are gone against the last
+    # committed frame's own, and they are named; taken away again, nothing is.
+    from board_pi.rules.board import Board
+    from board_pi.rules.play import Play
+    from board_pi.rules.tiles import ENGLISH
+    from board_pi.vision.render import lay_over
+
+    board = Board()
+    for placement in Play.parse("8A CRANKIEST").placements(board, ENGLISH):
+        board[placement.square] = placement.tile
+    rows = board.rows()
+    image, corners = frame(rows, 0, effects=False)
+    reader = VisionReader(tracker=Tracker(calibrate(image, corners, rotation=0, use_markers=False)))
+    reader.read(image)
+    assert reader.covered == ()  # nothing committed yet to judge the lines by
+    reader.commit(rows)
+    later, _ = frame(rows, 1, effects=False)
+    under, share = lay_over(np.random.default_rng(3), later, corners, "sheet", centre=(11.0, 3.0), size=(5.0, 4.0),
+                            angle=0.0)
+    seen = reader.read(under)
+    hidden = {(int(r), int(c)) for r, c in np.argwhere(share >= 0.9)}
+    assert len(hidden) >= 12 and hidden <= set(reader.covered), reader.covered
+    assert seen is not None and seen.grid == tuple(rows)  # nothing was there: read empty as before
+    reader.read(later)
+    assert reader.covered == ()
+
+
 def _first_plays() -> tuple[list[str], list[str]]:
     one = [r if i != 7 else "...WINDY......." for i, r in enumerate(EMPTY)]
     two = [r if i != 6 else "..GALE........." for i, r in enumerate(one)]
