@@ -405,21 +405,12 @@ class VisionReader:
         Returns this frame's sides' strengths, the next commit's to judge by."""
         import cv2
 
-        from ..vision.cover import hidden_squares, line_strengths
-        from ..vision.empty import SURE_LETTER
+        from ..vision.cover import hidden_in_reading, line_strengths
         from ..vision.read import PAD, SQUARE_PX
 
         lines = line_strengths(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), SQUARE_PX, PAD)
-        if self._ref_lines is None:
-            self.covered = ()
-            return lines
-        letters = np.array([[t not in (".", "?") for t in row] for row in grid])
-        empty = np.array([[t == "." for t in row] for row in grid])
-        unseen = np.zeros((N, N), bool)
-        for r, c in off:
-            unseen[r, c] = True
-        self.covered = tuple(hidden_squares(warped, letters, letters & (conf >= SURE_LETTER), empty & ~unseen,
-                                            SQUARE_PX, PAD, unseen=unseen, before=self._ref_lines))
+        self.covered = (() if self._ref_lines is None else
+                        hidden_in_reading(warped, grid, conf, off, SQUARE_PX, PAD, before=self._ref_lines))
         return lines
 
     def commit(self, rows: Sequence[str]) -> None:

@@ -42,10 +42,12 @@ model does: nothing read before changes.
 
 from __future__ import annotations
 
+from typing import Iterable, Sequence
+
 import cv2
 import numpy as np
 
-from board_pi.vision.empty import GLARE, EmptyLook, middle_lab, square_colours, washed_distance
+from board_pi.vision.empty import GLARE, SURE_LETTER, EmptyLook, middle_lab, square_colours, washed_distance
 from board_pi.vision.geometry import PREMIUM_KINDS
 
 N = 15
@@ -155,6 +157,21 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
     far = np.sqrt(washed_distance(colours, look.unlit, look.spread, GLARE, look.glare))
     least = FAR_ON_STRONG if len(own) >= LEAST_LINES and float(np.median(own)) >= STRONG_LINES else FAR
     return sorted(sq for g in groups if _far(far, g, least) for sq in g)
+
+
+def hidden_in_reading(warped: np.ndarray, cells: Sequence[Sequence[str]], conf: np.ndarray,
+                      unseen: Iterable[tuple[int, int]], square_px: int, pad: int,
+                      before: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[tuple[int, int], ...]:
+    """:func:`hidden_squares` of a reading: ``cells`` (15 rows of 15 squares: ``.`` empty,
+    ``?`` a blank, else a tile's letter), ``conf`` its belief in each, ``unseen`` the squares
+    not to judge (off the picture's edge)."""
+    letters = np.array([[t not in (".", "?") for t in row] for row in cells])
+    empty = np.array([[t == "." for t in row] for row in cells])
+    off = np.zeros((N, N), bool)
+    for r, c in unseen:
+        off[r, c] = True
+    return tuple(hidden_squares(warped, letters, letters & (conf >= SURE_LETTER), empty & ~off, square_px, pad,
+                                unseen=off, before=before))
 
 
 def _far(far: np.ndarray, group: list[tuple[int, int]], least: float) -> bool:

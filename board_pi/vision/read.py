@@ -29,7 +29,7 @@ from board_pi.files import replacing
 from board_pi.rules.board import Square, split_row
 from board_pi.rules.tiles import ENGLISH, TileSet
 from board_pi.vision.accents import families, share_out
-from board_pi.vision.cover import hidden_squares
+from board_pi.vision.cover import hidden_in_reading
 from board_pi.vision.decode import SURE_EMPTY, decode, hand_patches, islands, lone_tiles, tile_limits
 from board_pi.vision.empty import (MAX_LOG_ODDS, MAX_LOG_ODDS_SEEN, SURE_LETTER, EmptyLook, colour_log_odds,
                                    middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
@@ -832,22 +832,9 @@ class Reader:
             self._drop_lone_tiles(grid, conf, sq, p, committed)
         # Read whole: the squares the board does not show (something lies over them, a
         # reflection washes them out) are named, so that what is under them is not lost unsaid.
-        covered = self._covered(warped, grid, conf, outside) if squares is None and len(sq) else ()
+        covered = (hidden_in_reading(warped, grid, conf, outside, SQUARE_PX, PAD) if squares is None and len(sq)
+                   else ())
         return Reading(tuple(row_text(row) for row in grid), conf, corners, outside=outside, covered=covered)
-
-    def _covered(self, warped: np.ndarray, grid: list[list[str]], conf: np.ndarray,
-                 outside: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-        """The squares of a board read whole that do not show it
-        (:func:`~board_pi.vision.cover.hidden_squares`), judged by the squares read as letters
-        (surely: :data:`~board_pi.vision.empty.SURE_LETTER`) and read empty; the squares off the
-        picture's edge (``outside``) are not judged."""
-        letters = np.array([[ch not in (EMPTY_CLASS, BLANK_CLASS) for ch in row] for row in grid])
-        empty = np.array([[ch == EMPTY_CLASS for ch in row] for row in grid])
-        off = np.zeros((N, N), bool)
-        for r, c in outside:
-            off[r, c] = True
-        return tuple(hidden_squares(warped, letters, letters & (conf >= SURE_LETTER), empty & ~off, SQUARE_PX, PAD,
-                                    unseen=off))
 
     def _drop_lone_tiles(self, grid: list[list[str]], conf: np.ndarray, squares: Sequence[tuple[int, int]],
                          probs: np.ndarray, committed: Sequence[str] | None) -> None:
