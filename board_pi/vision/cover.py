@@ -98,7 +98,7 @@ STRONG_LINES = 0.8
 """A board whose median line (:func:`line_strengths`, log grey levels) is this strong or more has
 dark lines on pale squares (or the reverse), which only a reflection that burns the picture to
 white can wash out: there a group need lie only :data:`FAR_ON_STRONG` from its empty colour. The
-real tuning boards' lines: 0.18-0.47 (the 2015 game, declanfinerty 001), 1.67 and 2.18
+real tuning photos' lines: 0.08-0.33 (the 2015 game, declanfinerty 001), 1.60 and 2.12
 (declanfinerty 002 and 003); a white sheet over 002 lay 1.98 from its cream squares."""
 FAR_ON_STRONG = 1.0
 """:data:`FAR` on a board with strong lines (:data:`STRONG_LINES`). With it, the real tuning
