@@ -401,7 +401,8 @@ class VisionReader:
                  off: set[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
         """Set :attr:`covered` from the frame just read (``warped``, its squares ``grid`` and
         ``conf`` as the reading has them, ``off`` the squares off the frame): its sides judged
-        against their own strength in the last frame committed (none before the first commit).
+        against their own strength in the last frame committed; before the first commit, against
+        the board's own lines, with the calibration's empty board for the colours.
         Returns this frame's sides' strengths, the next commit's to judge by."""
         import cv2
 
@@ -409,8 +410,14 @@ class VisionReader:
         from ..vision.read import PAD, SQUARE_PX
 
         lines = line_strengths(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), SQUARE_PX, PAD)
-        self.covered = (() if self._ref_lines is None else
-                        hidden_in_reading(warped, grid, conf, off, SQUARE_PX, PAD, before=self._ref_lines))
+        if self._ref_lines is not None:
+            self.covered = hidden_in_reading(warped, grid, conf, off, SQUARE_PX, PAD, before=self._ref_lines)
+            return lines
+        # Nothing committed yet (the first play): the board's own lines are the measure, and the
+        # calibration frame of the empty board says what each square looks like at this table
+        # (its reflections too); with no calibration, nothing is named.
+        empty = getattr(getattr(self.tracker, "calibration", None), "empty", None)
+        self.covered = () if empty is None else hidden_in_reading(warped, grid, conf, off, SQUARE_PX, PAD, seen=empty)
         return lines
 
     def commit(self, rows: Sequence[str]) -> None:

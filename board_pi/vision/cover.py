@@ -114,7 +114,8 @@ fewer (a board full of tiles), and nothing is said to be hidden."""
 
 def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, empty: np.ndarray,
                    square_px: int, pad: int, unseen: np.ndarray | None = None,
-                   before: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[int, int]]:
+                   before: tuple[np.ndarray, np.ndarray] | None = None,
+                   seen: EmptyLook | None = None) -> list[tuple[int, int]]:
     """The squares of the rectified board ``warped`` that something lies over, row by row.
 
     ``letters``: (15, 15) bool, the squares read as letters (a letter is seen, so nothing hides
@@ -130,6 +131,11 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
     line where it is fainter than :data:`LINELESS` of its own strength in that frame, rather than
     of the board's median, so that a line a lamp's reflection washes out at that table (in both
     frames) is no cover, and the board's own lines are the measure however few of them show.
+
+    ``seen``: every square's colour on the empty board (a table's calibration frame,
+    :meth:`~board_pi.vision.empty.EmptyLook.from_frame`), the colours judged against it as this
+    frame's light shows it (:meth:`~board_pi.vision.empty.EmptyLook.seen_in`) instead of against
+    the squares around: a reflection at that table is in it already, and no wash is allowed.
     """
     grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
     across, down = line_strengths(grey, square_px, pad)
@@ -151,17 +157,22 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
     for g in groups:
         apart[tuple(np.array(g).T)] = True
     colours = square_colours(middle_lab(warped, square_px, pad))
-    look = EmptyLook.from_photo(colours, sure | apart, unlettered=~letters & ~apart)
-    if look.unlit is None or look.glare is None:
-        return []
-    far = np.sqrt(washed_distance(colours, look.unlit, look.spread, GLARE, look.glare))
+    if seen is not None:
+        now = seen.seen_in(colours, sure | apart, ~letters & ~apart)
+        far = np.sqrt(washed_distance(colours, now.colour, now.spread, 0.0))
+    else:
+        look = EmptyLook.from_photo(colours, sure | apart, unlettered=~letters & ~apart)
+        if look.unlit is None or look.glare is None:
+            return []
+        far = np.sqrt(washed_distance(colours, look.unlit, look.spread, GLARE, look.glare))
     least = FAR_ON_STRONG if len(own) >= LEAST_LINES and float(np.median(own)) >= STRONG_LINES else FAR
     return sorted(sq for g in groups if _far(far, g, least) for sq in g)
 
 
 def hidden_in_reading(warped: np.ndarray, cells: Sequence[Sequence[str]], conf: np.ndarray,
                       unseen: Iterable[tuple[int, int]], square_px: int, pad: int,
-                      before: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[tuple[int, int], ...]:
+                      before: tuple[np.ndarray, np.ndarray] | None = None,
+                      seen: EmptyLook | None = None) -> tuple[tuple[int, int], ...]:
     """:func:`hidden_squares` of a reading: ``cells`` (15 rows of 15 squares: ``.`` empty,
     ``?`` a blank, else a tile's letter), ``conf`` its belief in each, ``unseen`` the squares
     not to judge (off the picture's edge)."""
@@ -171,7 +182,7 @@ def hidden_in_reading(warped: np.ndarray, cells: Sequence[Sequence[str]], conf: 
     for r, c in unseen:
         off[r, c] = True
     return tuple(hidden_squares(warped, letters, letters & (conf >= SURE_LETTER), empty & ~off, square_px, pad,
-                                unseen=off, before=before))
+                                unseen=off, before=before, seen=seen))
 
 
 def _far(far: np.ndarray, group: list[tuple[int, int]], least: float) -> bool:

@@ -355,7 +355,7 @@ def test_squares_something_lies_over_since_the_last_commit_are_named() -> None:
     image, corners = frame(rows, 0, effects=False)
     reader = VisionReader(tracker=Tracker(calibrate(image, corners, rotation=0, use_markers=False)))
     reader.read(image)
-    assert reader.covered == ()  # nothing committed yet to judge the lines by
+    assert reader.covered == ()
     reader.commit(rows)
     later, _ = frame(rows, 1, effects=False)
     under, share = lay_over(np.random.default_rng(3), later, corners, "sheet", centre=(11.0, 3.0), size=(5.0, 4.0),
@@ -366,6 +366,33 @@ def test_squares_something_lies_over_since_the_last_commit_are_named() -> None:
     assert seen is not None and seen.grid == tuple(rows)  # nothing was there: read empty as before
     reader.read(later)
     assert reader.covered == ()
+
+
+def test_something_lying_over_the_board_at_the_first_play_is_named_by_the_calibration() -> None:
+    # Before any board is committed, the board's own lines are the measure, and the calibration
+    # frame of the empty board says what each square looks like at this table.
+    from board_pi.vision.render import lay_over
+
+    empty, corners = frame(EMPTY, 0, effects=False)
+    cal = calibrate(empty, corners, rotation=0, use_markers=False)
+    first = [r if i != 7 else "...WINDY......." for i, r in enumerate(EMPTY)]
+    played, _ = frame(first, 1, effects=False)
+    for kind in ("sheet", "phone"):
+        reader = VisionReader(tracker=Tracker(cal))
+        under, share = lay_over(np.random.default_rng(4), played, corners, kind, centre=(4.0, 12.0), size=(5.0, 4.0),
+                                angle=0.0)
+        seen = reader.read(under)
+        hidden = {(int(r), int(c)) for r, c in np.argwhere(share >= 0.9)}
+        assert len(hidden) >= 12 and hidden <= set(reader.covered), (kind, reader.covered)
+        assert seen is not None and seen.grid[7] == first[7]
+    clear = VisionReader(tracker=Tracker(cal))
+    clear.read(played)
+    assert clear.covered == ()
+    # A table with no calibration (its board found in each frame): no empty board to judge by.
+    uncalibrated = VisionReader(locate=lambda f: corners)
+    uncalibrated.read(lay_over(np.random.default_rng(4), played, corners, "phone", centre=(4.0, 12.0),
+                               size=(5.0, 4.0), angle=0.0)[0])
+    assert uncalibrated.covered == ()
 
 
 def _first_plays() -> tuple[list[str], list[str]]:
