@@ -125,6 +125,23 @@ def test_face_recall_counts_each_face_read_and_says_what_it_was_taken_for():
     assert all(k[0] in "ÄÖÜ" and k[3] not in "ÄÖÜ" for k in english["misread"])
 
 
+def test_covers_are_counted_per_kind_and_a_clear_board_names_nothing():
+    import numpy as np
+
+    from board_pi.vision.evaluate import evaluate_covered, game_like_rows
+    from board_pi.vision.read import Reader
+    from board_pi.vision.render import COVERS, render_board
+
+    rows = game_like_rows(np.random.default_rng(46_400_010))
+    r = render_board(rows, seed=46_400_010, hand=False, effects=False)
+    f = evaluate_covered(Reader(), [("board", r.image, rows, r.corners)], seed=7, played=False)
+    assert f["photos"] == 1 and f["clear_named"] == 0 and f["clear_squares"] == 0
+    assert set(f["by_kind"]) == set(COVERS)
+    assert f["under"] == sum(b for _, b in f["by_kind"].values()) > 0
+    assert f["named_under"] == sum(a for a, _ in f["by_kind"].values()) > 0
+    assert f["named_away"] == 0
+
+
 def test_doctests() -> None:
     """:func:`turned_out`'s examples: a sparse board read a quarter turn out is told, though
     most of its squares (the empty ones) are read right."""
