@@ -29,11 +29,12 @@ chosen, squares named where nothing lay (beside no cover) and squares covered ni
 more that were named:
 
 - real photos: none named as they are, nor changed (0 of 330 photos); under a sheet 289 of 289,
-  a phone 335 of 392 (the rest over tiles mostly, or two squares in a corner), a hand 436 of 438;
-- rendered, nothing laid over: 33 squares on 4 of 60 English boards, 5 on 1 of 20 sage and 83 on
+  a phone 373 of 392 (of the rest, 11 on the two faintest photos, whose lines are a third as
+  strong as the others', the others at a phone's edge), a hand 436 of 438;
+- rendered, nothing laid over: 33 squares on 4 of 60 English boards, 5 on 1 of 20 sage and 82 on
   3 of 20 lavender boards, all under the renderer's glare on boards with white lines (lines and
   squares washed to one white), which is named rightly; none on the green and wooden boards.
-  The renderer's hands: 1224 of the 2004 squares hidden more than a quarter named (most of the
+  The renderer's hands: 1256 of the 2004 squares hidden more than a quarter named (most of the
   rest hidden in part, their sides showing), 2 squares named beside none.
 
 A reading names them (:attr:`~board_pi.vision.read.Reading.covered`) and reads them as the
@@ -57,6 +58,13 @@ REACH = 9
 profile is taken: the line, and the squares' own colour on each side of it."""
 INSET = 6
 """Pixels left out at each end of the side two squares share: the corners, where four squares meet."""
+LOG_FLOOR = 32.0
+"""Added to the grey levels before their log (:func:`line_strengths`): a shadow halving the light
+still leaves a line nearly as strong (a line of 120 on squares of 180: 0.33, in the shadow 0.28),
+while the sensor's noise on a dark cover (a phone, levels 10-40) does not pass for lines. With 8,
+a phone's sides measured 0.04-0.1 on a real tuning photo whose lines were 0.23, and 335 of 392
+squares under phones on the real tuning photos were named; with 32, 373 (sheets and hands as
+before; nothing more named where nothing lay, on the photos or the rendered boards)."""
 
 
 def line_strengths(grey: np.ndarray, square_px: int, pad: int) -> tuple[np.ndarray, np.ndarray]:
@@ -65,7 +73,7 @@ def line_strengths(grey: np.ndarray, square_px: int, pad: int) -> tuple[np.ndarr
     (14, 15), between (r, c) and (r + 1, c), of the rectified board's grey image.
 
     In log levels, so that a shadow over a line leaves it as strong as it was."""
-    g = np.log(grey.astype(np.float32) + 8.0)
+    g = np.log(grey.astype(np.float32) + LOG_FLOOR)
     a, b = INSET, square_px - INSET
     across = np.empty((N, N - 1), np.float32)
     down = np.empty((N - 1, N), np.float32)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from board_pi.vision.cover import _groups, hidden_squares, line_strengths
+from board_pi.vision.cover import LOG_FLOOR, _groups, hidden_squares, line_strengths
 from board_pi.vision.evaluate import game_like_rows
 from board_pi.vision.read import PAD, SQUARE_PX, Reader
 from board_pi.vision.render import COVERS, lay_over, render_board
@@ -46,7 +46,7 @@ def test_a_side_with_a_line_shows_and_a_flat_one_does_not() -> None:
     board[PAD + 3 * SQUARE_PX:PAD + 7 * SQUARE_PX, PAD + 2 * SQUARE_PX:PAD + 6 * SQUARE_PX] = 230  # a sheet
     across, down = line_strengths(board, SQUARE_PX, PAD)
     assert across.shape == (N, N - 1) and down.shape == (N - 1, N)
-    assert across[0, 0] == pytest.approx(np.log(158 / 98), abs=0.01)
+    assert across[0, 0] == pytest.approx(np.log((150 + LOG_FLOOR) / (90 + LOG_FLOOR)), abs=0.01)
     assert across[4, 3] == 0 and down[4, 3] == 0  # inside the sheet
     assert across[4, 1] > 0.3 and across[4, 5] > 0.3  # its own edges show
 
