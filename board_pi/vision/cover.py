@@ -30,7 +30,8 @@ more that were named:
 
 - real photos: none named as they are, nor changed (0 of 330 photos); under a sheet 289 of 289,
   a phone 373 of 392 (of the rest, 11 on the two faintest photos, whose lines are a third as
-  strong as the others', the others at a phone's edge), a hand 436 of 438;
+  strong as the others', 3 of a phone over 6 squares, and one on each of five photos), a hand
+  436 of 438;
 - rendered, nothing laid over: 33 squares on 4 of 60 English boards, 5 on 1 of 20 sage and 82 on
   3 of 20 lavender boards, all under the renderer's glare on boards with white lines (lines and
   squares washed to one white), which is named rightly; none on the green and wooden boards.
