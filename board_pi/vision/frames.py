@@ -149,7 +149,26 @@ def image_size(path: str | Path) -> tuple[int, int]:
         m = re.search(r"\((\d+) pixels\)", str(e))
         raise _too_large(Path(path), f"{int(m.group(1)) / 1e6:.0f} megapixels" if m else "huge") from None
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError, EOFError, struct_error) as e:
-        raise FrameSourceError(f"{path} is not an image board-pi can read ({IMAGE_FORMATS})") from e
+        raise FrameSourceError(f"{path} is not an image board-pi can read ({IMAGE_FORMATS})"
+                               + _hint_for(Path(path))) from e
+
+
+#: The brands (ISO base media file format, bytes 8-11) of HEIF photos: an iPhone's HEIC, and AVIF.
+HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1", b"avif", b"avis")
+
+
+def _hint_for(path: Path) -> str:
+    """What to do with a file that is a photo board-pi cannot decode: a phone's HEIC (the
+    iPhone's own format) is the common one, and OpenCV reads none of them."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return ""
+    if head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS:
+        return ("; it is a HEIC or AVIF photo: save it as JPEG (an iPhone takes JPEGs with Settings > Camera > "
+                "Formats > Most Compatible)")
+    return ""
 
 
 def check_image(path: str | Path) -> tuple[int, int]:

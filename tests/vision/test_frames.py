@@ -113,6 +113,11 @@ def test_unreadable_files(tmp_path: Path) -> None:
     p.write_bytes(b"\xff\xd8 broken")
     with pytest.raises(FrameSourceError, match="not an image"):
         open_source(str(p))
+    # An iPhone's photo (HEIC): the way to a photo board-pi reads is said.
+    heic = tmp_path / "IMG_0001.HEIC"
+    heic.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 64)
+    with pytest.raises(FrameSourceError, match="not an image .*HEIC or AVIF photo: save it as JPEG"):
+        load_image(heic)
     q = tmp_path / "mystery.bin"
     q.write_bytes(b"\x00" * 100)
     with pytest.raises(FrameSourceError, match="neither an image nor a video"):
