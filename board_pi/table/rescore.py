@@ -9,7 +9,8 @@ likeliest reading and is listed, a blank takes the only letter the word list all
 first it allows, listed), a frame with no new tile is a pass (or an exchange: the camera cannot
 tell), and tiles that disappear withdraw the play that put them there. A frame with the board
 partly covered (an arm over it, a sheet: tiles played not seen, or squares whose lines are gone
-since the last frame, :attr:`VisionReader.covered`) leaves its turn for the next frame to settle.
+since the last frame, :attr:`VisionReader.covered`, where a tile of its play may lie) leaves its
+turn for the next frame to settle.
 
 >>> # result = rescore([("0.jpg", img0), ("1.jpg", img1)], ENGLISH, ["Ann", "Bob"], lexicon)
 >>> # print(result.gcg()); result.to_json()["play_points"]
@@ -150,9 +151,10 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         change = compare(game.state.board, reading, doubt_below)  # against the board as it now stands
         apart = _apart(game.state.board, change.new)
         covered = {Square(r, c) for r, c in eyes.covered}
-        if not open_turns and (hidden or covered or apart or _doubtful_plays(game, change, lexicon)):
+        under = _on_the_line(game.state.board, change.new, covered)
+        if not open_turns and (hidden or under or apart or _doubtful_plays(game, change, lexicon)):
             # Tiles played not seen, squares something lies over (their lines gone: a sheet, a
-            # hand, where the next play may lie unseen), new ones joined to nothing, or new ones
+            # hand) where this play's tiles may lie unseen, new ones joined to nothing, or new ones
             # in doubt that make no acceptable play: something over the board. It changed the
             # look of the squares under it, and an arm may read as empty squares: only squares
             # that did not change are known to be empty still. Once: what is still so in the
@@ -161,7 +163,7 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
             unchanged = (_seen_empty(game.state.board, reading, doubt_below)
                          - {Square(r, c) for r, c in eyes.looked_at} - covered)
             why = ("the board partly covered" if hidden else
-                   f"the board partly covered ({squares_named(sorted(eyes.covered))} hidden)" if covered
+                   f"the board partly covered ({squares_named(sorted(eyes.covered))} hidden)" if under
                    else "tiles read that join no tile on the board" if apart
                    else "new tiles in doubt that make no play of acceptable words")
             open_turns.append(_Covered(name, frozenset(unchanged), why))
@@ -399,6 +401,38 @@ def _plays_in(board: Board, new: dict[Square, str], tiles: TileSet, lexicon: Lex
                             "taken in the order found, the players taking turns")
         return parts
     return [new]
+
+
+def _on_the_line(board: Board, new: dict[Square, str], covered: set[Square]) -> set[Square]:
+    """The squares of ``covered`` (something lies over them: a sheet, a hand, a reflection that
+    washes the board out) that may hide a tile of a play whose tiles seen are ``new``: any, where
+    no new tile is seen (a whole play may lie under it); else those reached from the new tiles
+    along the play's line (its row, its column, either for one tile) through tiles and squares
+    covered. A play is one line: a square off it, or beyond a square seen empty, holds none of
+    its tiles, and the play is settled (a lamp's reflection on one side of a phone's photo
+    leaves a play on the other side whole). New tiles on no one line are several plays (presses
+    without a photo), settled as seen, or an arm read as tiles, which leaves the turn open for
+    what it is: tiles joined to nothing, or in doubt making no acceptable play; none is named.
+
+    >>> b = Board(); b[Square.parse("H8")] = "A"
+    >>> new = {Square.parse("I8"): "T"}
+    >>> sorted(map(str, _on_the_line(b, new, {Square.parse(q) for q in ("J8", "K8", "B2", "M8")})))
+    ['J8', 'K8']
+    """
+    if not covered or not new:
+        return set(covered)
+    rows, cols = {q.row for q in new}, {q.col for q in new}
+    steps = ([(0, 1)] if len(rows) == 1 else []) + ([(1, 0)] if len(cols) == 1 else [])
+    out: set[Square] = set()
+    for dr, dc in steps:
+        for sign in (1, -1):
+            for q in new:
+                n = Square(q.row + sign * dr, q.col + sign * dc)
+                while n.on_board(board.size) and (n in new or n in covered or board.occupied(n)):
+                    if n in covered:
+                        out.add(n)
+                    n = Square(n.row + sign * dr, n.col + sign * dc)
+    return out
 
 
 def _apart(board: Board, new: dict[Square, str]) -> set[Square]:

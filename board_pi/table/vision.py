@@ -11,12 +11,15 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
 from ..rules.board import split_row
 from .reading import BoardReading
+
+if TYPE_CHECKING:  # the vision stage is imported when a frame is read
+    from ..vision.cover import Lines
 
 N = 15
 log = logging.getLogger(__name__)
@@ -87,7 +90,7 @@ class VisionReader:
         # gone since the last board committed (vision.cover.hidden_squares); what was committed
         # there stands in the reading, and what is played on them is not seen.
         self.covered: tuple[tuple[int, int], ...] = ()
-        self._ref_lines: tuple[np.ndarray, np.ndarray] | None = None
+        self._ref_lines: Lines | None = None
         # Where what the camera shows is worth the players' and the director's knowing (the
         # board running off the frame, a picture flipped): the table's page, when wired to it
         # (``Table.tell``), as well as the log.
@@ -398,7 +401,7 @@ class VisionReader:
                             tuple(tuple(float(v) for v in row) for row in conf))
 
     def _covered(self, warped: np.ndarray, grid: list[list[str]], conf: np.ndarray,
-                 off: set[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+                 off: set[tuple[int, int]]) -> Lines:
         """Set :attr:`covered` from the frame just read (``warped``, its squares ``grid`` and
         ``conf`` as the reading has them, ``off`` the squares off the frame): its sides judged
         against their own strength in the last frame committed; before the first commit, against
@@ -406,10 +409,10 @@ class VisionReader:
         Returns this frame's sides' strengths, the next commit's to judge by."""
         import cv2
 
-        from ..vision.cover import hidden_in_reading, line_strengths
+        from ..vision.cover import Lines, hidden_in_reading
         from ..vision.read import PAD, SQUARE_PX
 
-        lines = line_strengths(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), SQUARE_PX, PAD)
+        lines = Lines.of(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), SQUARE_PX, PAD)
         if self._ref_lines is not None:
             self.covered = hidden_in_reading(warped, grid, conf, off, SQUARE_PX, PAD, before=self._ref_lines)
             return lines

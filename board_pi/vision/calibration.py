@@ -612,9 +612,14 @@ class Tracker:
         if loc is None:
             return None
         new = calibrate(frame, loc.corners, loc.rotation, use_markers=False, camera=cal.camera)
-        # The empty board's appearance stays the one seen before the tiles went down.
+        # The empty board's appearance stays the one seen before the tiles went down, while the
+        # board stands where it stood: moved further, the lamp's reflections and the shadows lie
+        # on other squares, and the look would read a washed-out empty square as a blank (a
+        # phone's photo at each press, a board pushed across the table). No look is then kept:
+        # each frame's empty colours are estimated from the frame, as a single photo's are.
         # (The frame was straightened by the lens already: the bend stays the one measured.)
-        self.keep(replace(new, markers=cal.markers or new.markers, empty=cal.empty or new.empty, bend=cal.bend))
+        empty = cal.empty if moved_by(cal.corners, new.corners) <= LOOK_HOLDS else None
+        self.keep(replace(new, markers=cal.markers or new.markers, empty=empty, bend=cal.bend))
         self.moves += 1
         return self.calibration.location
 
@@ -644,6 +649,26 @@ class Tracker:
             # values' places beside the letters, which a mirror moves, is no guide.)
             loc = _closest_turn(loc, cal.corners)
         return loc
+
+
+LOOK_HOLDS = 0.5
+"""How far (squares, the farthest corner) the board may have moved in the frame since its empty
+look was seen (:attr:`Calibration.empty`) for the look to be kept: a board nudged keeps its
+squares under the same light; moved further, or turned, the light on each square is another."""
+
+
+def moved_by(before: np.ndarray, after: np.ndarray) -> float:
+    """How far the grid's corners ``after`` lie from ``before`` (both upright order), in squares
+    of the board as ``before`` shows it: the farthest corner's move.
+
+    >>> c = np.float32([[100, 100], [400, 100], [400, 400], [100, 400]])   # squares of 20 pixels
+    >>> moved_by(c, c + [5, 0]), moved_by(c, np.roll(c, -1, axis=0))      # nudged; turned a quarter
+    (0.25, 15.0)
+    """
+    b = np.asarray(before, np.float64).reshape(4, 2)
+    a = np.asarray(after, np.float64).reshape(4, 2)
+    square = float(np.mean([np.linalg.norm(b[i] - b[(i + 1) % 4]) for i in range(4)])) / GRID
+    return float(np.linalg.norm(a - b, axis=1).max()) / max(square, 1e-6)
 
 
 def _turn_of(corners: np.ndarray) -> int:

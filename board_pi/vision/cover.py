@@ -8,7 +8,9 @@ it). The board says where it is hidden, two ways at once:
 - its lines: between two squares of a board there is a line (printed, or the gap and edges of
   tiles), and under a sheet there is none. How strong the lines are varies from board to board
   (faint on some, blurred in a small photo), so a line counts as gone only where it is much
-  fainter than this board's own lines between plain empty squares (:data:`LINELESS`);
+  fainter than this board's own lines between plain empty squares (:data:`LINELESS`), both in
+  log grey levels (a shadow leaves them) and in grey levels (a lamp's reflection, whose light
+  is added, leaves them): :class:`Lines`;
 - its colours: a square under a cover does not look as its own empty square does (the layout
   says which kind it is, and the squares around what each kind looks like here:
   :mod:`~board_pi.vision.empty`). A white sheet looks like a reflection (both pale, towards
@@ -32,11 +34,17 @@ more that were named:
   a phone 373 of 392 (of the rest, 11 on the two faintest photos, whose lines are a third as
   strong as the others', 3 of a phone over 6 squares, and one on each of five photos), a hand
   436 of 438;
-- rendered, nothing laid over: 33 squares on 4 of 60 English boards, 5 on 1 of 20 sage and 82 on
+- rendered, nothing laid over: 24 squares on 4 of 60 English boards, 5 on 1 of 20 sage and 80 on
   3 of 20 lavender boards, all under the renderer's glare on boards with white lines (lines and
   squares washed to one white), which is named rightly; none on the green and wooden boards.
-  The renderer's hands: 1256 of the 2004 squares hidden more than a quarter named (most of the
-  rest hidden in part, their sides showing), 2 squares named beside none.
+  The renderer's hands: 1252 of the 2004 squares hidden more than a quarter named (most of the
+  rest hidden in part, their sides showing), none beside them.
+
+The grey levels' measure was added on 2026-12-04 (session 47), the values as they were: the real
+tuning photos under ``bench_conditions``' streak of a lamp's light (150 levels) had 164 squares
+named on 21 of 30 photos, read right all the same (139 on 19 with it; where the light burns the
+board white, a blank there is indeed not seen); nothing else above changed but the rendered
+boards' figures (33, 82; hands 1256 named, 2 beside none, before).
 
 A reading names them (:attr:`~board_pi.vision.read.Reading.covered`) and reads them as the
 model does: nothing read before changes.
@@ -44,6 +52,7 @@ model does: nothing read before changes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import cv2
@@ -68,13 +77,14 @@ squares under phones on the real tuning photos were named; with 32, 373 (sheets 
 before; nothing more named where nothing lay, on the photos or the rendered boards)."""
 
 
-def line_strengths(grey: np.ndarray, square_px: int, pad: int) -> tuple[np.ndarray, np.ndarray]:
+def line_strengths(grey: np.ndarray, square_px: int, pad: int, linear: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """How much each side two squares share shows (the range of the log grey level across it,
     averaged along it): ``across`` (15, 14), between square (r, c) and (r, c + 1), and ``down``
     (14, 15), between (r, c) and (r + 1, c), of the rectified board's grey image.
 
-    In log levels, so that a shadow over a line leaves it as strong as it was."""
-    g = np.log(grey.astype(np.float32) + LOG_FLOOR)
+    In log levels, so that a shadow over a line leaves it as strong as it was; ``linear``: in
+    grey levels instead, so that a lamp's reflection added over it does (:class:`Lines`)."""
+    g = grey.astype(np.float32) if linear else np.log(grey.astype(np.float32) + LOG_FLOOR)
     a, b = INSET, square_px - INSET
     across = np.empty((N, N - 1), np.float32)
     down = np.empty((N - 1, N), np.float32)
@@ -88,6 +98,25 @@ def line_strengths(grey: np.ndarray, square_px: int, pad: int) -> tuple[np.ndarr
         prof = cols[y - REACH:y + REACH + 1].reshape(-1, N, square_px)[:, :, a:b].mean(axis=2)
         down[k - 1] = prof.max(axis=0) - prof.min(axis=0)
     return across, down
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Each side's strength (:func:`line_strengths`) two ways: in log levels (``across``,
+    ``down``), which a shadow leaves as they were, and in grey levels (``across_linear``,
+    ``down_linear``), which a lamp's reflection leaves as they were (its light is added: a line
+    120 levels darker than its squares is still 120 darker under it, until the picture burns to
+    white). A side shows no line only where both say so: under a sheet, a phone or a hand."""
+
+    across: np.ndarray
+    down: np.ndarray
+    across_linear: np.ndarray
+    down_linear: np.ndarray
+
+    @classmethod
+    def of(cls, grey: np.ndarray, square_px: int, pad: int) -> "Lines":
+        """The sides of the rectified board's grey image ``grey``."""
+        return cls(*line_strengths(grey, square_px, pad), *line_strengths(grey, square_px, pad, linear=True))
 
 
 LINELESS = 0.3
@@ -123,7 +152,7 @@ fewer (a board full of tiles), and nothing is said to be hidden."""
 
 def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, empty: np.ndarray,
                    square_px: int, pad: int, unseen: np.ndarray | None = None,
-                   before: tuple[np.ndarray, np.ndarray] | None = None,
+                   before: Lines | None = None,
                    seen: EmptyLook | None = None) -> list[tuple[int, int]]:
     """The squares of the rectified board ``warped`` that something lies over, row by row.
 
@@ -148,19 +177,26 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
     :data:`FAR` was not chosen for it; at ``bench_table``'s 22 calibrated tables every first play
     was read as before (2026-12-04), none held up by squares named.
     """
-    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
-    across, down = line_strengths(grey, square_px, pad)
+    lines = Lines.of(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), square_px, pad)
     plain = empty & (PREMIUM_KINDS == 0)
-    own = np.concatenate([across[plain[:, :-1] & plain[:, 1:]], down[plain[:-1] & plain[1:]]])
+    plain_across, plain_down = plain[:, :-1] & plain[:, 1:], plain[:-1] & plain[1:]
+    own = np.concatenate([lines.across[plain_across], lines.down[plain_down]])
     open_ = ~letters if unseen is None else ~letters & ~unseen
     if before is not None:
-        faint_across, faint_down = LINELESS * before[0], LINELESS * before[1]
+        ref = before
     elif len(own) >= LEAST_LINES:
-        faint_across = faint_down = LINELESS * float(np.median(own))
+        own_linear = np.concatenate([lines.across_linear[plain_across], lines.down_linear[plain_down]])
+        log_line, linear_line = float(np.median(own)), float(np.median(own_linear))
+        ref = Lines(*(np.full(a.shape, v, np.float32) for a, v in
+                      ((lines.across, log_line), (lines.down, log_line),
+                       (lines.across_linear, linear_line), (lines.down_linear, linear_line))))
     else:
         return []
-    join_across = (across < faint_across) & open_[:, :-1] & open_[:, 1:]
-    join_down = (down < faint_down) & open_[:-1] & open_[1:]
+    # No line in either measure: a shadow dims a line's grey levels, a reflection its log levels.
+    join_across = ((lines.across < LINELESS * ref.across) & (lines.across_linear < LINELESS * ref.across_linear)
+                   & open_[:, :-1] & open_[:, 1:])
+    join_down = ((lines.down < LINELESS * ref.down) & (lines.down_linear < LINELESS * ref.down_linear)
+                 & open_[:-1] & open_[1:])
     groups = [g for g in _groups(join_across, join_down) if len(g) >= LEAST]
     if not groups:
         return []
@@ -182,7 +218,7 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
 
 def hidden_in_reading(warped: np.ndarray, cells: Sequence[Sequence[str]], conf: np.ndarray,
                       unseen: Iterable[tuple[int, int]], square_px: int, pad: int,
-                      before: tuple[np.ndarray, np.ndarray] | None = None,
+                      before: Lines | None = None,
                       seen: EmptyLook | None = None) -> tuple[tuple[int, int], ...]:
     """:func:`hidden_squares` of a reading: ``cells`` (15 rows of 15 squares: ``.`` empty,
     ``?`` a blank, else a tile's letter), ``conf`` its belief in each, ``unseen`` the squares

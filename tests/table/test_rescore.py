@@ -18,6 +18,7 @@ from board_pi.rules.board import Board  # noqa: E402
 from board_pi.rules.game import Game  # noqa: E402
 from board_pi.rules.play import Play  # noqa: E402
 from board_pi.rules.tiles import ENGLISH  # noqa: E402
+from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.render import random_style, render_board  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -314,12 +315,14 @@ def _with_an_arm(states: list[list[str]], at: int, arm: int) -> list[tuple[str, 
     # Before the squares an arm lies over were named (2026-12-04), the four below were left open
     # for other reasons: YES seen, the arm read as a tile far from the others (905); YES hidden,
     # the arm read as a tile (907); YES's S hidden, read as YE (914); the arm read as tiles
-    # beside WINDY, in doubt, making no acceptable play (940). Now each names the squares the
-    # arm lies over (50, 54, 44 and 20 of them here).
-    (905, "the board partly covered ("),
+    # beside WINDY, in doubt, making no acceptable play (940). Session 46 named the squares the
+    # arm lies over in each (50, 54, 44 and 20 of them). Since session 47 they count only where
+    # a tile of the play may lie under them, on the line of the new tiles seen: where those lie
+    # on no one line (the arm read as tiles off it), the reasons are again the others.
+    (905, "tiles read that join no tile on the board"),
     (907, "the board partly covered ("),
-    (914, "the board partly covered ("),
-    (940, "the board partly covered ("),
+    (914, "tiles read that join no tile on the board"),
+    (940, "new tiles in doubt that make no play of acceptable words"),
 ])
 def test_an_arm_over_the_board_at_a_press_leaves_its_turn_to_the_next_photo(arm: int, why: str) -> None:
     # Ann's press is photographed with an arm over the board. Before, her YES was lost as a pass
@@ -420,6 +423,31 @@ def test_a_play_hidden_under_something_lying_on_the_board_leaves_its_turn_to_the
         ("Ann", "8D", 32), ("Bob", "7C", 16), ("Ann", "H8", 6), ("Bob", "10H", 2)], result.doubtful
     assert any(d.startswith("press3: the board partly covered (") and "H9" in d for d in result.doubtful), \
         result.doubtful
+
+
+def test_something_lying_off_the_plays_line_leaves_the_play_to_its_own_photo() -> None:
+    # A sheet over B12-D14 when Ann plays ES down column H (a lamp's reflection on one side of a
+    # phone's photo is the same): no tile of her play can lie under it, a play being one line,
+    # and her turn is settled by her own photo, not left to the next.
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.vision.render import lay_over
+    from board_pi.wordlists import load_lexicon
+
+    plays = ["8D WINDY", "7C GALE", "H8 YES", "10H SO"]
+    states = boards(plays)
+    photos = _photographed(states)
+    r = render_board(states[3], seed=703, hand=False, tilt=8.0, effects=False,
+                     style=random_style(np.random.default_rng(11)), pose_seed=11)
+    under, share = lay_over(np.random.default_rng(1), r.image, r.corners, "sheet", centre=(3.0, 13.0),
+                            size=(3.0, 3.0), angle=0.0)
+    assert share[:, 5:].max() == 0 and (share >= 0.9).sum() >= 4
+    assert len(Reader().read(under, r.corners).covered) >= 4  # the squares under it are named
+    photos[3] = ("press3", under)
+    result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
+    assert [(m.player, m.position, m.score, m.frame) for m in result.plays] == [
+        ("Ann", "8D", 32, "press1"), ("Bob", "7C", 16, "press2"), ("Ann", "H8", 6, "press3"),
+        ("Bob", "10H", 2, "press4")], result.doubtful
+    assert not any(d.startswith("press3") for d in result.doubtful), result.doubtful
 
 
 def test_a_pass_photographed_under_an_arm_is_a_pass_where_the_next_tiles_were_seen_empty() -> None:

@@ -96,6 +96,24 @@ def test_nudged_empty_board_keeps_its_row_one() -> None:
     assert corner_error(loc.corners, after.corners) < 0.2 * after.square_px
 
 
+def test_the_empty_look_is_kept_where_the_board_was_nudged_and_dropped_where_it_moved() -> None:
+    # The empty board's look holds while each square stays under the light it was seen in: a
+    # board nudged keeps it; one moved further (turned on the table, a phone's photo at each
+    # press) has the lamp's reflections on other squares, and the look would call them blanks.
+    from board_pi.vision.calibration import LOOK_HOLDS, moved_by
+
+    board = DrawnBoard()
+    before = photograph(board, seed=8)
+    cal = calibrate(before.image, corners=before.corners, rotation=0, use_markers=False)
+    assert cal.empty is not None
+    for spin, kept in ((2.5, True), (20.0, False)):  # a nudge of 0.46 squares; a move of several
+        after = photograph(board, spin=spin, seed=8)
+        tracker = Tracker(cal)
+        assert tracker.update(after.image) is not None and tracker.moves == 1, spin  # found again
+        assert (moved_by(cal.corners, tracker.calibration.corners) <= LOOK_HOLDS) == kept
+        assert (tracker.calibration.empty is cal.empty) == kept and (tracker.calibration.empty is None) != kept
+
+
 def test_markers_place_the_grid_and_carry_its_turn() -> None:
     board = DrawnBoard(markers=True)
     before = photograph(board, tilt=20, seed=10)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from board_pi.vision.cover import LOG_FLOOR, _groups, hidden_squares, line_strengths
+from board_pi.vision.cover import LINELESS, LOG_FLOOR, Lines, _groups, hidden_squares, line_strengths
 from board_pi.vision.evaluate import game_like_rows
 from board_pi.vision.read import PAD, SQUARE_PX, Reader
 from board_pi.vision.render import COVERS, lay_over, render_board
@@ -126,6 +126,32 @@ def test_a_board_whose_lines_are_faint_everywhere_hides_nothing() -> None:
     lined[patch] = rng.normal(60, 2, lined[patch].shape)  # the patch lies over the lines
     hidden = hidden_squares(np.clip(lined, 0, 255).astype(np.uint8), none, none, ~none, SQUARE_PX, PAD)
     assert hidden == [(r, c) for r in range(4, 8) for c in range(4, 8)]
+
+
+def test_a_lamps_reflection_leaves_the_lines_in_grey_levels_and_is_no_cover() -> None:
+    # A dark board (squares 60, lines 30), a lamp's light added over a 4x4 patch of it (190
+    # levels, not burning it white) and a sheet over another. In log levels the reflection's
+    # lines are under a third of the board's (as flat as a cover's); in grey levels, as strong
+    # as ever: the light was added to line and square alike. Only the sheet is named.
+    side = SQUARE_PX * N + 2 * PAD
+    rng = np.random.default_rng(6)
+    board = rng.normal(60, 1, (side, side, 3))
+    for k in range(N + 1):
+        board[:, PAD + k * SQUARE_PX - 1:PAD + k * SQUARE_PX + 1] = 30
+        board[PAD + k * SQUARE_PX - 1:PAD + k * SQUARE_PX + 1, :] = 30
+    lamp = (slice(PAD + 2 * SQUARE_PX, PAD + 6 * SQUARE_PX), slice(PAD + 2 * SQUARE_PX, PAD + 6 * SQUARE_PX))
+    board[lamp] += 190
+    board[PAD + 9 * SQUARE_PX:PAD + 13 * SQUARE_PX, PAD + 9 * SQUARE_PX:PAD + 13 * SQUARE_PX] = \
+        rng.normal(235, 1, (4 * SQUARE_PX, 4 * SQUARE_PX, 3))  # a sheet over the lines
+    warped = np.clip(board, 0, 255).astype(np.uint8)
+    lines = Lines.of(cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY), SQUARE_PX, PAD)
+    log_line, linear_line = float(np.median(lines.across)), float(np.median(lines.across_linear))
+    assert lines.across[3, 3] < LINELESS * log_line  # under the lamp, in log levels: as if gone
+    assert lines.across_linear[3, 3] > 0.8 * linear_line  # in grey levels: there
+    assert lines.across[10, 10] < LINELESS * log_line and lines.across_linear[10, 10] < LINELESS * linear_line
+    none = np.zeros((N, N), bool)
+    assert hidden_squares(warped, none, none, ~none, SQUARE_PX, PAD) == [
+        (r, c) for r in range(9, 13) for c in range(9, 13)]
 
 
 def test_what_lies_over_a_real_photo_is_said_to(shared_data: Path) -> None:
