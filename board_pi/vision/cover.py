@@ -164,7 +164,7 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
     board of :data:`STRONG_LINES`) from their empty colour as the squares around each group show
     it, are hidden.
 
-    ``before``: each side's strength (:func:`line_strengths`) in a frame of the same board from
+    ``before``: each side's strengths (:class:`Lines`) in a frame of the same board from
     the same camera when nothing lay over it (a table's last board agreed): a side then shows no
     line where it is fainter than :data:`LINELESS` of its own strength in that frame, rather than
     of the board's median, so that a line a lamp's reflection washes out at that table (in both
