@@ -152,7 +152,8 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
         apart = _apart(game.state.board, change.new)
         covered = {Square(r, c) for r, c in eyes.covered}
         under = _on_the_line(game.state.board, change.new, covered)
-        if not open_turns and (hidden or under or apart or _doubtful_plays(game, change, lexicon)):
+        other = bool(hidden or apart) or (not open_turns and _doubtful_plays(game, change, lexicon))
+        if not open_turns and (under or other):
             # Tiles played not seen, squares something lies over (their lines gone: a sheet, a
             # hand) where this play's tiles may lie unseen, new ones joined to nothing, or new ones
             # in doubt that make no acceptable play: something over the board. It changed the
@@ -166,13 +167,21 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
                    f"the board partly covered ({squares_named(sorted(eyes.covered))} hidden)" if under
                    else "tiles read that join no tile on the board" if apart
                    else "new tiles in doubt that make no play of acceptable words")
-            open_turns.append(_Covered(name, frozenset(unchanged), why))
+            # Held up only by squares hidden on its play's line: what it shows is a play, which a
+            # last photo is settled by (no photo after it shows more).
+            shown = (change, reading) if under and not other and change.new else None
+            open_turns.append(_Covered(name, frozenset(unchanged), why, shown))
             out.doubtful.append(f"{name}: {why}; its turn is settled by the next photo")
             continue  # not committed: the next photo is compared with the last one seen whole
         _settle(game, change, reading, out, name, lexicon, open_turns)
         open_turns = []
         eyes.commit(game.state.board.rows())
     for turn in open_turns:
+        if turn.shown is not None:
+            out.doubtful.append(f"{turn.name}: {turn.why}, and no photo after it shows the board whole; settled by "
+                                "what it shows (a tile under what lay over it is not seen)")
+            _turn(game, *turn.shown, out, turn.name, lexicon)
+            continue
         out.doubtful.append(f"{turn.name}: {turn.why}, and no photo after it shows the board whole; taken as a pass")
         _pass(game, out)
     out.play_points = list(game.state.scores)
@@ -187,11 +196,14 @@ def rescore(frames: Iterable[tuple[str, np.ndarray]], tiles: TileSet, players: S
 
 @dataclass(frozen=True)
 class _Covered:
-    """A photo whose turn is left open: its name, the empty squares it saw unchanged, and why."""
+    """A photo whose turn is left open: its name, the empty squares it saw unchanged, why, and
+    (``shown``) the change and reading it showed where only squares hidden on its play's line
+    held it up: the last photo is settled by them."""
 
     name: str
     seen_empty: frozenset[Square]
     why: str
+    shown: tuple[BoardChange, BoardReading] | None = None  # the play it shows, where only what lay over held it up
 
 
 def _off_the_photo(eyes: VisionReader, name: str, out: Rescored) -> None:

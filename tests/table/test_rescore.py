@@ -450,6 +450,30 @@ def test_something_lying_off_the_plays_line_leaves_the_play_to_its_own_photo() -
     assert not any(d.startswith("press3") for d in result.doubtful), result.doubtful
 
 
+def test_a_last_photo_held_up_by_something_on_its_plays_line_is_settled_by_what_it_shows() -> None:
+    # Ann's YES is the last photo, a sheet lying just beyond its S (H11-H14), where a tile of
+    # her play could lie unseen: its turn is held for a next photo, and none comes. Before, it
+    # was taken as a pass; now it is settled by what it shows, and the doubt is listed.
+    from board_pi.table.rescore import rescore as rescore_frames
+    from board_pi.vision.render import lay_over
+    from board_pi.wordlists import load_lexicon
+
+    plays = ["8D WINDY", "7C GALE", "H8 YES"]
+    states = boards(plays)
+    photos = _photographed(states)
+    r = render_board(states[3], seed=703, hand=False, tilt=8.0, effects=False,
+                     style=random_style(np.random.default_rng(11)), pose_seed=11)
+    under, share = lay_over(np.random.default_rng(1), r.image, r.corners, "sheet", centre=(7.5, 12.0),
+                            size=(3.0, 4.0), angle=0.0)
+    assert share[:10].max() == 0 and share[10:13, 7].min() >= 0.9  # S on H10 in view, H11-H13 under it
+    photos[3] = ("press3", under)
+    result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
+    assert [(m.player, m.position, m.score, m.frame) for m in result.plays] == [
+        ("Ann", "8D", 32, "press1"), ("Bob", "7C", 16, "press2"), ("Ann", "H8", 6, "press3")], result.doubtful
+    assert any(d.startswith("press3: the board partly covered (") and "H11" in d and "settled by what it shows" in d
+               for d in result.doubtful), result.doubtful
+
+
 def test_a_pass_photographed_under_an_arm_is_a_pass_where_the_next_tiles_were_seen_empty() -> None:
     # Ann passes (or exchanges) with an arm over the board, hiding some of WINDY's tiles; Bob
     # then plays YES on squares the arm left in view, seen empty at Ann's press: hers was a pass.
