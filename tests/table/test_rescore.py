@@ -293,6 +293,19 @@ def _shot(rows: list[str], seed: int, hand: bool = False) -> np.ndarray:
                         style=random_style(np.random.default_rng(11)), pose_seed=11).image
 
 
+def _laid_over(rows: list[str], kind: str, centre: tuple[float, float],
+               size: tuple[float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The photo of ``rows`` at the third press (:func:`_photographed`'s camera) with something
+    of ``kind`` lying over it square to the board (``render.lay_over``): the photo, each square's
+    share under it, and the grid's corners."""
+    from board_pi.vision.render import lay_over
+
+    r = render_board(rows, seed=703, hand=False, tilt=8.0, effects=False,
+                     style=random_style(np.random.default_rng(11)), pose_seed=11)
+    under, share = lay_over(np.random.default_rng(1), r.image, r.corners, kind, centre=centre, size=size, angle=0.0)
+    return under, share, r.corners
+
+
 def _two_apart(rows: list[str]) -> list[str]:
     """``rows`` with two tiles on M3 and N3, joined to no tile (the bag's last, set down)."""
     return [row[:12] + "QX" + row[14:] if r == 2 else row for r, row in enumerate(rows)]
@@ -406,16 +419,12 @@ def test_a_play_hidden_under_something_lying_on_the_board_leaves_its_turn_to_the
     # and the next photo's YES and SO went to Bob and Ann. Now the squares whose lines are gone
     # since the last photo are named hidden, the turn is left open, and the next settles it.
     from board_pi.table.rescore import rescore as rescore_frames
-    from board_pi.vision.render import lay_over
     from board_pi.wordlists import load_lexicon
 
     plays = ["8D WINDY", "7C GALE", "H8 YES", "10H SO"]
     states = boards(plays)
     photos = _photographed(states)
-    r = render_board(states[3], seed=703, hand=False, tilt=8.0, effects=False,
-                     style=random_style(np.random.default_rng(11)), pose_seed=11)
-    under, share = lay_over(np.random.default_rng(1), r.image, r.corners, kind, centre=(8.5, 9.6), size=(4.0, 3.0),
-                            angle=0.0)
+    under, share, corners = _laid_over(states[3], kind, centre=(8.5, 9.6), size=(4.0, 3.0))
     assert share[8, 7] >= 0.9 and share[9, 7] >= 0.9 and share[7].max() == 0  # ES hidden, Y and WINDY not
     photos[3] = ("press3", under)
     result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
@@ -430,18 +439,14 @@ def test_something_lying_off_the_plays_line_leaves_the_play_to_its_own_photo() -
     # phone's photo is the same): no tile of her play can lie under it, a play being one line,
     # and her turn is settled by her own photo, not left to the next.
     from board_pi.table.rescore import rescore as rescore_frames
-    from board_pi.vision.render import lay_over
     from board_pi.wordlists import load_lexicon
 
     plays = ["8D WINDY", "7C GALE", "H8 YES", "10H SO"]
     states = boards(plays)
     photos = _photographed(states)
-    r = render_board(states[3], seed=703, hand=False, tilt=8.0, effects=False,
-                     style=random_style(np.random.default_rng(11)), pose_seed=11)
-    under, share = lay_over(np.random.default_rng(1), r.image, r.corners, "sheet", centre=(3.0, 13.0),
-                            size=(3.0, 3.0), angle=0.0)
+    under, share, corners = _laid_over(states[3], "sheet", centre=(3.0, 13.0), size=(3.0, 3.0))
     assert share[:, 5:].max() == 0 and (share >= 0.9).sum() >= 4
-    assert len(Reader().read(under, r.corners).covered) >= 4  # the squares under it are named
+    assert len(Reader().read(under, corners).covered) >= 4  # the squares under it are named
     photos[3] = ("press3", under)
     result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
     assert [(m.player, m.position, m.score, m.frame) for m in result.plays] == [
@@ -455,16 +460,12 @@ def test_a_last_photo_held_up_by_something_on_its_plays_line_is_settled_by_what_
     # her play could lie unseen: its turn is held for a next photo, and none comes. Before, it
     # was taken as a pass; now it is settled by what it shows, and the doubt is listed.
     from board_pi.table.rescore import rescore as rescore_frames
-    from board_pi.vision.render import lay_over
     from board_pi.wordlists import load_lexicon
 
     plays = ["8D WINDY", "7C GALE", "H8 YES"]
     states = boards(plays)
     photos = _photographed(states)
-    r = render_board(states[3], seed=703, hand=False, tilt=8.0, effects=False,
-                     style=random_style(np.random.default_rng(11)), pose_seed=11)
-    under, share = lay_over(np.random.default_rng(1), r.image, r.corners, "sheet", centre=(7.5, 12.0),
-                            size=(3.0, 4.0), angle=0.0)
+    under, share, corners = _laid_over(states[3], "sheet", centre=(7.5, 12.0), size=(3.0, 4.0))
     assert share[:10].max() == 0 and share[10:13, 7].min() >= 0.9  # S on H10 in view, H11-H13 under it
     photos[3] = ("press3", under)
     result = rescore_frames(iter(photos), ENGLISH, ["Ann", "Bob"], load_lexicon(None, tiles=ENGLISH))
