@@ -24,6 +24,10 @@ if TYPE_CHECKING:  # the vision stage is imported when a frame is read
 N = 15
 log = logging.getLogger(__name__)
 
+INK_FLOOR = 32.0
+"""Grey levels below which the change in log grey levels (``ink_ratio_threshold``) is taken at
+this level: below it, the log measures mostly the sensor's noise in the dark."""
+
 
 @dataclass
 class ReaderStats:
@@ -44,7 +48,10 @@ class VisionReader:
     a pale tile on a square as light as it (a blank on a lavender square) changes its colour more
     than its grey. ``ink_threshold`` is the grey-level difference that a tenth of a square's middle
     must exceed for it to count as changed: under glare a tile's face looks much like the square,
-    and only its letter's ink shows the change. Where new tiles are read in one line, the squares
+    and only its letter's ink shows the change. ``ink_ratio_threshold`` is the same tenth's
+    difference in log grey levels that counts too (0.5: 1.65 times as bright or dark): a shadow
+    lying over both frames (a body's, over a phone's photos taken from the same side) shrinks
+    every grey-level difference with its light, and leaves a ratio as it was. Where new tiles are read in one line, the squares
     that would join or extend it are read as well (:func:`line_squares`): a blank on a square of
     nearly its colour may pass all three thresholds.
     """
@@ -54,6 +61,7 @@ class VisionReader:
                  calibration: Callable[[], np.ndarray | None] | None = None,
                  tracker: Any | None = None, change_threshold: float = 12.0,
                  colour_threshold: float = 12.0, ink_threshold: float = 35.0,
+                 ink_ratio_threshold: float = 0.5,
                  memory: Any | None = None, tell: Callable[[str], None] | None = None) -> None:
         if reader is None:
             from ..vision.read import Reader
@@ -74,6 +82,7 @@ class VisionReader:
         self.change_threshold = change_threshold
         self.colour_threshold = colour_threshold
         self.ink_threshold = ink_threshold
+        self.ink_ratio_threshold = ink_ratio_threshold
         self.stats = ReaderStats()
         # The tile model serves one caller at a time: a reading, or learning from the last play.
         self._using = threading.Lock()
@@ -230,10 +239,11 @@ class VisionReader:
 
     @staticmethod
     def _look(w: np.ndarray) -> np.ndarray:
-        """The board as compared between frames: (rows, columns, 3) of grey, a* and b*, from
-        the board rectified (:func:`~board_pi.vision.read.rectified`), each less its mean over
-        the board, so that a global change (the light at the table, the camera's white balance)
-        does not count. Made once a frame: the committed frame's is kept as it is."""
+        """The board as compared between frames: (rows, columns, 4) of grey, a*, b* and the log
+        of the grey (floored at :data:`INK_FLOOR`), from the board rectified
+        (:func:`~board_pi.vision.read.rectified`), each less its mean over the board, so that a
+        global change (the light at the table, the camera's white balance) does not count. Made
+        once a frame: the committed frame's is kept as it is."""
         import cv2
 
         from ..vision.read import SQUARE_PX
@@ -242,11 +252,13 @@ class VisionReader:
         w = w[pad:pad + N * SQUARE_PX, pad:pad + N * SQUARE_PX]
         g = cv2.cvtColor(w, cv2.COLOR_BGR2GRAY)
         ab = cv2.cvtColor(w, cv2.COLOR_BGR2LAB)[:, :, 1:]
-        look = cv2.GaussianBlur(np.dstack([g, ab]).astype(np.float32), (3, 3), 0)
-        return look - np.float32(cv2.mean(look)[:3])  # (OpenCV's mean: numpy's over two axes is slow)
+        shade = cv2.log(np.maximum(g.astype(np.float32), np.float32(INK_FLOOR)))
+        look = cv2.GaussianBlur(np.dstack([g, ab, shade]).astype(np.float32), (3, 3), 0)
+        return look - np.float32(cv2.mean(look))  # (OpenCV's mean: numpy's over two axes is slow)
 
     def changed_squares(self, look: np.ndarray) -> list[tuple[int, int]]:
-        """Squares whose picture differs from the last committed frame's: in grey, in colour, or in ink."""
+        """Squares whose picture differs from the last committed frame's: in grey, in colour, or in
+        ink (by grey levels, or by their ratio)."""
         import cv2
 
         if self._ref_look is None:
@@ -255,13 +267,13 @@ class VisionReader:
         # (OpenCV's means: numpy's over these axes took 16 ms a frame, a tenth of a read.)
         d = cv2.absdiff(look, self._ref_look)[:px * N, :px * N]
         cells = cv2.resize(d, (N, N), interpolation=cv2.INTER_AREA)  # each square's mean, exactly
-        squares = d.reshape(N, px, N, px, 3)
+        squares = d.reshape(N, px, N, px, 4)
         m = px // 5  # the middle: the neighbours' edges and shadows left out
-        middle = squares[:, m:px - m, :, m:px - m, 0].transpose(0, 2, 1, 3).reshape(N, N, -1)
-        tenth = int(0.9 * middle.shape[2])  # the tenth of the middle that differs most starts here
-        ink = np.partition(middle, tenth, axis=2)[:, :, tenth]
-        changed = ((cells[..., 0] > self.change_threshold) | (cells[..., 1:].sum(axis=2) > self.colour_threshold)
-                   | (ink > self.ink_threshold))
+        middle = squares[:, m:px - m, :, m:px - m, ::3].transpose(0, 2, 4, 1, 3).reshape(N, N, 2, -1)
+        tenth = int(0.9 * middle.shape[3])  # the tenth of the middle that differs most starts here
+        ink = np.partition(middle, tenth, axis=3)[..., tenth]  # (grey levels, log grey levels)
+        changed = ((cells[..., 0] > self.change_threshold) | (cells[..., 1:3].sum(axis=2) > self.colour_threshold)
+                   | (ink[..., 0] > self.ink_threshold) | (ink[..., 1] > self.ink_ratio_threshold))
         return [(int(r), int(c)) for r, c in zip(*np.nonzero(changed))]
 
     def read(self, frame: np.ndarray) -> BoardReading | None:

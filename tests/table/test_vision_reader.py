@@ -221,8 +221,33 @@ def test_a_tile_washed_out_by_glare_is_seen_by_its_letters_ink() -> None:
     cv2.fillConvexPoly(image, _in_frame(r, [[4.45, 6.25], [4.55, 6.25], [4.55, 6.75], [4.45, 6.75]]), (40, 40, 40))
     look = reader._look(rectified(image, r.corners))
     assert reader.changed_squares(look) == [(6, 4)]
-    reader.ink_threshold = float("inf")  # by the square's grey and colour alone it would not count
+    reader.ink_threshold = reader.ink_ratio_threshold = float("inf")  # by grey and colour alone, not
     assert reader.changed_squares(look) == []
+
+
+def test_a_letter_in_a_shadow_over_both_frames_is_seen_by_its_inks_ratio() -> None:
+    # A body's shadow over the left of the board, in the committed frame and the next alike (a
+    # phone's photos taken from the same side): it darkens a tile's letter and its square
+    # together, and their difference in grey levels shrinks below the ink threshold. Their ratio
+    # stays as in the light, and the square counts as changed by it.
+    import cv2
+
+    reader, r = _lavender_table()
+    after = r.image.copy()
+    cv2.fillConvexPoly(after, _in_frame(r, [[4.42, 6.25], [4.58, 6.25], [4.58, 6.75], [4.42, 6.75]]), (100, 100, 100))
+    shade = np.ones(r.image.shape[:2], np.float32)
+    shade[:, : int(_in_frame(r, [[7.5, 7.5]])[0, 0, 0])] = 0.3  # the board's left half, E7 in it
+
+    def shaded(image: np.ndarray) -> np.ndarray:
+        return (image * shade[..., None]).round().astype(np.uint8)
+
+    reader._ref_look = reader._look(rectified(shaded(r.image), r.corners))
+    look = reader._look(rectified(shaded(after), r.corners))
+    assert reader.changed_squares(look) == [(6, 4)]
+    reader.ink_ratio_threshold = float("inf")  # by grey levels alone it would not count
+    assert reader.changed_squares(look) == []
+    reader._ref_look = reader._look(rectified(r.image, r.corners))  # in the light, grey levels tell it
+    assert reader.changed_squares(reader._look(rectified(after, r.corners))) == [(6, 4)]
 
 
 def test_a_blank_that_changes_its_square_too_little_is_read_as_the_end_of_the_play() -> None:
