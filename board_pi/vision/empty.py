@@ -338,7 +338,7 @@ class EmptyLook:
 
     @classmethod
     def from_photo(cls, colours: np.ndarray, tiles: np.ndarray, reach: int = LOCAL_REACH,
-                   unlettered: np.ndarray | None = None, faces: np.ndarray | None = None) -> "EmptyLook":
+                   unlettered: np.ndarray | None = None) -> "EmptyLook":
         """Each kind's empty colour in this photo, under a light that changes smoothly.
 
         ``colours`` from :func:`square_colours`; ``tiles`` (15, 15) bool, the squares known to
@@ -350,12 +350,7 @@ class EmptyLook:
         the squares within ``reach`` say how (:func:`local_light`; 0: the curve alone): those of
         ``unlettered`` ((15, 15) bool, the squares not read as letters, even in doubt), when
         known, else every square not among ``tiles``. (A tile the model doubts can look like its
-        square in shadow: a wooden tile on a grey-beige square.) The faces of the tiles
-        (``faces``, :func:`tile_faces`, where :data:`TILE_LIGHT_MIN` or more are known) are lit as
-        the squares are, and say it too, each against the tiles' own colour: beside a word, where
-        few empty squares lie around a square, they follow a shadow's edge that the empty squares
-        a ring further out do not. Each kind's ``spread`` is how far its empty squares lie from
-        their colours so estimated, the light around each one taken in.
+        square in shadow: a wooden tile on a grey-beige square.)
         """
         colour = np.full((N, N, 3), np.nan, np.float32)
         spread = np.full((N, N), np.nan, np.float32)
@@ -381,19 +376,9 @@ class EmptyLook:
             beta[0] = 0  # the kinds' medians carry the level
             light = terms @ beta
         unlit = mid + light
-        seen, say = c.copy(), (free if unlettered is None else free & unlettered)
-        faced = np.zeros((N, N), bool) if faces is None else tiles & np.isfinite(faces).all(axis=2)
-        if int(faced.sum()) >= TILE_LIGHT_MIN:
-            face = np.where(faced[..., None], faces, 0.0).astype(np.float64)
-            unlit[faced] = _median((face - light)[faced]) + light[faced]
-            seen[faced] = face[faced]
-            say = say | faced
-        moved, share = local_light(unlit, seen - unlit, say, reach)
+        dev = np.linalg.norm(c - unlit, axis=2)
+        moved, share = local_light(unlit, c - unlit, free if unlettered is None else free & unlettered, reach)
         fit = unlit + moved
-        # (Measured from the light as estimated at each square: from the gentle curve alone, a
-        # shadow's edge across the board, which the curve cannot follow, widened the plain
-        # squares' spread from 4 to 13 and the empty colour said little.)
-        dev = np.linalg.norm(c - fit, axis=2)
         for k in kinds:
             m = free & (KIND == k)
             s = 1.4826 * float(_median(dev[m]))  # robust: a few tiles among them do not count
@@ -597,9 +582,8 @@ JPEG of quality 30, the +120 reflection and the +150 streak), the 30 tuning phot
 found: squares read wrong 26 -> 18, phantom blanks 19 -> 12, blanks missed 2 -> 1; the rendered
 tuning boards (English, 200 from seed 25,000,000; four club editions, 40 each, seeds 37,000,000
 on) 30 -> 31, one English blank more missed. 0.2 read 21 and 31; 0.3, 17 and 31 (a wooden blank
-more missed on the photos); 0.4, 15 and 33. The warm light with a body's shadow read its 4
-phantoms at every value: there the squares are darkened, not washed (none since the tiles' faces
-say the light too, :meth:`EmptyLook.from_photo`). Also tried: a colour's
+more missed on the photos); 0.4, 15 and 33. The warm light with a body's shadow reads its 4
+phantoms at every value: there the squares are darkened, not washed. Also tried: a colour's
 pull towards a tile capped at what the tile explains better than the square washed freely
 (any wash, at no cost): photos 18 (as 0.25), rendered boards 34 (four blanks more missed).
 
