@@ -51,9 +51,9 @@ class VisionReader:
     and only its letter's ink shows the change. ``ink_ratio_threshold`` is the same tenth's
     difference in log grey levels that counts too (0.5: 1.65 times as bright or dark): a shadow
     lying over both frames (a body's, over a phone's photos taken from the same side) shrinks
-    every grey-level difference with its light, and leaves a ratio as it was. Where new tiles are read in one line, the squares
-    that would join or extend it are read as well (:func:`line_squares`): a blank on a square of
-    nearly its colour may pass all three thresholds.
+    every grey-level difference with its light, and leaves a ratio as it was. Where new tiles
+    are read in one line, the squares that would join or extend it are read as well
+    (:func:`line_squares`): a blank on a square of nearly its colour may pass every threshold.
     """
 
     def __init__(self, reader: Any | None = None,
