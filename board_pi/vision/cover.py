@@ -211,7 +211,9 @@ def hidden_squares(warped: np.ndarray, letters: np.ndarray, sure: np.ndarray, em
         look = EmptyLook.from_photo(colours, sure | apart, unlettered=~letters & ~apart)
         if look.unlit is None or look.glare is None:
             return []
-        far = np.sqrt(washed_distance(colours, look.unlit, look.spread, GLARE, look.glare))
+        # The group's own light is not known from the squares around it, as a lone square's is.
+        spread = look.spread if look.curve_spread is None else look.curve_spread
+        far = np.sqrt(washed_distance(colours, look.unlit, spread, GLARE, look.glare))
     least = FAR_ON_STRONG if len(own) >= LEAST_LINES and float(np.median(own)) >= STRONG_LINES else FAR
     return sorted(sq for g in groups if _far(far, g, least) for sq in g)
 

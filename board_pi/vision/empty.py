@@ -329,16 +329,20 @@ class EmptyLook:
     ``glare``: where the colour was estimated from a photo, the share of the way to white by
     which the squares around moved it (:func:`local_light`) from ``unlit``, its colour under the
     board's gentle light alone (where they darken it instead, ``unlit`` is ``colour`` and
-    ``glare`` 0); both None for a colour seen (a table's empty board)."""
+    ``glare`` 0); both None for a colour seen (a table's empty board). ``curve_spread``, where
+    estimated from a photo: how far the empty squares stray from the board's gentle light
+    alone, wider than ``spread``, for squares whose neighbours cannot say the light on them
+    (several together under something lying over the board, :mod:`~board_pi.vision.cover`)."""
 
     colour: np.ndarray
     spread: np.ndarray
     unlit: np.ndarray | None = None
     glare: np.ndarray | None = None
+    curve_spread: np.ndarray | None = None
 
     @classmethod
     def from_photo(cls, colours: np.ndarray, tiles: np.ndarray, reach: int = LOCAL_REACH,
-                   unlettered: np.ndarray | None = None) -> "EmptyLook":
+                   unlettered: np.ndarray | None = None, faces: np.ndarray | None = None) -> "EmptyLook":
         """Each kind's empty colour in this photo, under a light that changes smoothly.
 
         ``colours`` from :func:`square_colours`; ``tiles`` (15, 15) bool, the squares known to
@@ -350,7 +354,13 @@ class EmptyLook:
         the squares within ``reach`` say how (:func:`local_light`; 0: the curve alone): those of
         ``unlettered`` ((15, 15) bool, the squares not read as letters, even in doubt), when
         known, else every square not among ``tiles``. (A tile the model doubts can look like its
-        square in shadow: a wooden tile on a grey-beige square.)
+        square in shadow: a wooden tile on a grey-beige square.) The faces of the tiles
+        (``faces``, :func:`tile_faces`, where :data:`TILE_LIGHT_MIN` or more are known) say it
+        too, each against the tiles' own colour, where they say the light is lower than the empty
+        squares alone do: beside a word, where few empty squares lie around a square, they follow
+        a body's shadow whose edge the empty squares a ring further out do not; but a tile's own
+        shadow falls on the squares beside it, not on its face. Each kind's ``spread`` is how far
+        its empty squares lie from their colours so estimated, the light around each one taken in.
         """
         colour = np.full((N, N, 3), np.nan, np.float32)
         spread = np.full((N, N), np.nan, np.float32)
@@ -376,18 +386,40 @@ class EmptyLook:
             beta[0] = 0  # the kinds' medians carry the level
             light = terms @ beta
         unlit = mid + light
-        dev = np.linalg.norm(c - unlit, axis=2)
-        moved, share = local_light(unlit, c - unlit, free if unlettered is None else free & unlettered, reach)
+        say = free if unlettered is None else free & unlettered
+        moved, share = local_light(unlit, c - unlit, say, reach)
+        faced = np.zeros((N, N), bool) if faces is None else tiles & np.isfinite(faces).all(axis=2)
+        if int(faced.sum()) >= TILE_LIGHT_MIN:
+            # The faces say it too, each against the tiles' own colour under the curve: beside a
+            # word, where the empty squares that say it lie a ring out, they follow a shadow's
+            # edge that those do not. Only where they say darker than the empty squares do: a
+            # tile's own shadow falls on the squares beside it, never on its face, so faces
+            # lighter than those squares say nothing of the light on them.
+            face = np.where(faced[..., None], faces, 0.0).astype(np.float64)
+            ref, seen = unlit.copy(), c.copy()
+            ref[faced] = _median((face - light)[faced]) + light[faced]
+            seen[faced] = face[faced]
+            with_faces, with_share = local_light(ref, seen - ref, say | faced, reach)
+            darker = with_faces[..., 0] < moved[..., 0]
+            moved = np.where(darker[..., None], with_faces, moved)
+            share = np.where(darker, with_share, share)
         fit = unlit + moved
+        # (Measured from the light as estimated at each square: from the gentle curve alone, a
+        # shadow's edge across the board, which the curve cannot follow, widened the plain
+        # squares' spread from 4 to 13 and the empty colour said little.)
+        dev = np.linalg.norm(c - fit, axis=2)
+        by_curve = np.linalg.norm(c - unlit, axis=2)
+        curve_spread = spread.copy()
         for k in kinds:
             m = free & (KIND == k)
-            s = 1.4826 * float(_median(dev[m]))  # robust: a few tiles among them do not count
             colour[KIND == k] = fit[KIND == k]
-            spread[KIND == k] = max(s, MIN_SPREAD)
+            # Robust: a few tiles among them do not count.
+            spread[KIND == k] = max(1.4826 * float(_median(dev[m])), MIN_SPREAD)
+            curve_spread[KIND == k] = max(1.4826 * float(_median(by_curve[m])), MIN_SPREAD)
         share = np.where(np.isfinite(colour).all(axis=2), share, 0.0)
         # Where the squares around darken it (a shadow), the wash starts from the colour as moved.
         start = np.where((share > 0)[..., None], unlit, colour)
-        return cls(colour, spread, start.astype(np.float32), share)
+        return cls(colour, spread, start.astype(np.float32), share, curve_spread)
 
     @classmethod
     def from_frame(cls, colours: np.ndarray) -> "EmptyLook":
@@ -429,7 +461,8 @@ class EmptyLook:
         def moved(a: np.ndarray | None) -> np.ndarray | None:
             return None if a is None else np.ascontiguousarray(how(a))
 
-        return EmptyLook(moved(self.colour), moved(self.spread), moved(self.unlit), moved(self.glare))
+        return EmptyLook(moved(self.colour), moved(self.spread), moved(self.unlit), moved(self.glare),
+                         moved(self.curve_spread))
 
     def to_json(self) -> dict[str, Any]:
         return {"colour": [[None if not np.isfinite(v[0]) else [round(float(x), 1) for x in v] for v in row]
@@ -582,8 +615,10 @@ JPEG of quality 30, the +120 reflection and the +150 streak), the 30 tuning phot
 found: squares read wrong 26 -> 18, phantom blanks 19 -> 12, blanks missed 2 -> 1; the rendered
 tuning boards (English, 200 from seed 25,000,000; four club editions, 40 each, seeds 37,000,000
 on) 30 -> 31, one English blank more missed. 0.2 read 21 and 31; 0.3, 17 and 31 (a wooden blank
-more missed on the photos); 0.4, 15 and 33. The warm light with a body's shadow reads its 4
-phantoms at every value: there the squares are darkened, not washed. Also tried: a colour's
+more missed on the photos); 0.4, 15 and 33. The warm light with a body's shadow read its 4
+phantoms at every value: there the squares are darkened, not washed. (Since the tiles' faces say
+where the light is lower beside a word, :meth:`EmptyLook.from_photo`, it reads none, and the ten
+conditions 10 squares wrong, 4 phantom blanks, 1 blank missed.) Also tried: a colour's
 pull towards a tile capped at what the tile explains better than the square washed freely
 (any wash, at no cost): photos 18 (as 0.25), rendered boards 34 (four blanks more missed).
 

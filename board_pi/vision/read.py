@@ -953,10 +953,11 @@ class Reader:
                 if (r, c) not in read:
                     tiles[r, c] |= t.isupper()
                     unlettered[r, c] = t == EMPTY_CLASS
-        look = (EmptyLook.from_photo(colours, tiles, unlettered=unlettered) if empty is None
+        faces = tile_faces(lab, tiles, ring)
+        look = (EmptyLook.from_photo(colours, tiles, unlettered=unlettered, faces=faces) if empty is None
                 else empty.seen_in(colours, tiles, unlettered))
         # A colour seen on the empty board has the table's glare in it already: no more is allowed.
-        odds = colour_log_odds(colours, look, tile_colour(tile_faces(lab, tiles, ring), tiles),
+        odds = colour_log_odds(colours, look, tile_colour(faces, tiles),
                                MAX_LOG_ODDS if empty is None else MAX_LOG_ODDS_SEEN, None if empty is None else 0.0)
         rows, cols = np.array(squares).T
         return weigh_blank_against_empty(probs, odds[rows, cols], self.classes.index(EMPTY_CLASS), self.classes.index(BLANK_CLASS))

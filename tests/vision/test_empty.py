@@ -600,3 +600,58 @@ def test_the_empty_board_s_look_goes_with_its_squares_when_the_grid_is_taken_ano
         apart = np.linalg.norm(moved.colour - seen.colour, axis=2)
         assert np.percentile(apart, 95) < 6 and np.median(apart) < 1
         assert np.percentile(np.linalg.norm(look.colour - seen.colour, axis=2), 95) > 20  # each its own look
+
+
+def test_a_square_at_a_shadows_edge_beside_a_word_is_not_a_blank(shared_data) -> None:
+    # A tuning photo of the 2015 game in warm lamplight, a body's shadow over one side of it
+    # (bench_conditions' warm-shadow-55). F15 lies at the shadow's edge beside EVADE, where few
+    # empty squares lie around it: those a ring further out lie in the light, and so judged,
+    # F15's empty colour was 17 levels lighter than it is and F15 read as a blank. The faces of
+    # the tiles beside it lie in the shadow too and say so.
+    from board_pi.vision.empty import middle_lab, ring_lab, square_colours, tile_faces
+    from board_pi.vision.read import PAD, SQUARE_PX, Reader, rectified
+
+    image, truth, corners = _game_photo(shared_data, "IMG_20151016_170119.jpg")
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    shadow = 1 / (1 + np.exp(-((xx - 0.55 * w) + 0.4 * (yy - 0.5 * h)) / (0.03 * w)))
+    lit = np.clip(image * np.float32([0.65, 0.9, 1.15]) * (1 - 0.45 * shadow)[..., None], 0, 255).astype(np.uint8)
+    assert list(Reader().read(lit, corners, played=True).grid) == ["".join("?" if ch.islower() else ch for ch in row)
+                                                                  for row in truth]
+    warped = rectified(lit, corners)
+    lab, ring = middle_lab(warped, SQUARE_PX, PAD), ring_lab(warped, SQUARE_PX, PAD)
+    colours = square_colours(lab)
+    tiles = np.array([[ch.isupper() for ch in row] for row in truth])
+
+    def spreads_from_empty(look: EmptyLook) -> float:  # F15's colour from its empty colour
+        return float(np.linalg.norm(colours[14, 5] - look.colour[14, 5]) / look.spread[14, 5])
+
+    assert truth[14][5] == "."
+    assert spreads_from_empty(EmptyLook.from_photo(colours, tiles, faces=tile_faces(lab, tiles, ring))) < 1.0
+    assert spreads_from_empty(EmptyLook.from_photo(colours, tiles)) > 2.0
+
+
+def test_the_tiles_faces_say_a_square_is_darker_never_lighter_than_its_empty_neighbours_do() -> None:
+    # A tile's own shadow falls on the squares beside it, never on its face: H9, between two
+    # tiles below a word, lies in its neighbours' shadow with the empty squares below it, and the
+    # five faces around it, lit as the board is, do not lift its empty colour out of that shadow.
+    # A body's shadow over those faces too does darken it.
+    rng = np.random.default_rng(7)
+    tiles = np.zeros((15, 15), bool)
+    tiles[7, 3:12] = True
+    tiles[8, 6] = tiles[8, 8] = True
+    colours = _board(rng, tiles, [])
+    faces = np.where(tiles[..., None], colours, np.nan).astype(np.float32)
+    black = np.array([0, 128, 128], np.float32)
+    shade = np.zeros((15, 15), bool)
+    shade[8, 7] = True
+    shade[9, 6:9] = True
+    colours[shade] = black + 0.8 * (colours[shade] - black)  # a fifth of the light taken
+    without = EmptyLook.from_photo(colours, tiles).colour[8, 7]
+    assert abs(without[0] - colours[8, 7, 0]) < 8  # the empty squares below say the shadow
+    with_faces = EmptyLook.from_photo(colours, tiles, faces=faces).colour[8, 7]
+    np.testing.assert_allclose(with_faces, without, atol=0.01)
+    around = np.zeros((15, 15), bool)
+    around[7, 6:9] = around[8, 6] = around[8, 8] = True
+    faces[around] = black + 0.6 * (faces[around] - black)  # the body's shadow over the faces too
+    assert EmptyLook.from_photo(colours, tiles, faces=faces).colour[8, 7, 0] < without[0] - 8
