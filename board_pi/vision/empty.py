@@ -331,8 +331,8 @@ class EmptyLook:
     board's gentle light alone (where they darken it instead, ``unlit`` is ``colour`` and
     ``glare`` 0); both None for a colour seen (a table's empty board). ``curve_spread``, where
     estimated from a photo: how far the empty squares stray from the board's gentle light
-    alone, wider than ``spread``, for squares whose neighbours cannot say the light on them
-    (several together under something lying over the board, :mod:`~board_pi.vision.cover`)."""
+    alone, as a rule wider than ``spread``, for squares whose neighbours cannot say the light
+    on them (several together under something lying over the board, :mod:`~board_pi.vision.cover`)."""
 
     colour: np.ndarray
     spread: np.ndarray
