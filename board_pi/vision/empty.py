@@ -114,7 +114,8 @@ Chosen on the tuning boards and photos: with the light fitted, 46 squares read w
 (rendered boards of the eight sets 42 -> 41, club editions 6 -> 3, real photos 2 -> 2), one more
 empty square read as a blank (on a rendered board); 16 tiles read the same as 8. (The colour of
 the brighter half of each square's pixels, leaving a letter's ink out, was tried with it and
-without: 45 and 49 wrong, but five and three phantom blanks.)"""
+without: 45 and 49 wrong, but five and three phantom blanks.) As many are needed before their
+faces say where the light beside a word is lower (:meth:`EmptyLook.from_photo`)."""
 TAIL = 3.0
 """Degrees of freedom of the colours' heavy-tailed spread (a Student t): few, so that one odd
 square (a shadow, glare) is not taken for proof."""
