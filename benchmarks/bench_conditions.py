@@ -14,8 +14,12 @@ operations. Noise is drawn from a fixed seed, so every run reads the same pictur
 
 ``--held-out`` reads the held-out photos instead (the 2015 game's after 170248, the 2014 photos,
 declanfinerty's eval_board), to report apart: a condition's figures there were never chosen by.
+``--corners`` reads each photo through its grid's corners as labelled by hand, as ``board-pi
+read --corners`` does, rather than finding the board: only the conditions that leave every pixel
+where it was (:data:`IN_PLACE`: the light, the grain, the focus, JPEG), so that the corners still
+hold; by default those, 15 of them.
 
-Usage: ``python benchmarks/bench_conditions.py [--held-out] [CONDITION ...]`` (all of them by default, about
+Usage: ``python benchmarks/bench_conditions.py [--held-out] [--corners] [CONDITION ...]`` (all of them by default, about
 7 minutes here; a Pi 4 core is several times slower; the names are in :data:`CONDITIONS`: a
 number after a name is degrees turned, the top edge's percent shorter, percent of the light
 left in a shadow, grey levels of noise, pixels of blur or shake, levels of light added, times
@@ -35,7 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from board_pi.vision.evaluate import evaluate_found, hand_labelled, real_boards, real_split  # noqa: E402
+from board_pi.vision.evaluate import Tally, evaluate_found, hand_labelled, real_boards, real_split  # noqa: E402
 from board_pi.vision.frames import load_photo, reduction  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.train import load_hand_labelled  # noqa: E402  (needs no torch to import)
@@ -197,54 +201,90 @@ CONDITIONS: dict[str, Callable[[Image], Image]] = {
 }
 
 
-def tuning_photos() -> list[tuple[str, np.ndarray, list[str], None]]:
-    """(name, image as ``board-pi read`` decodes it, truth rows, no corners) of every tuning photo:
-    the 2015 game's as the tile model's training takes them, and declanfinerty's by the split."""
-    photos = [(path.name, path, truth) for path, truth, _ in load_hand_labelled()]
+IN_PLACE = ("none", "warm", "dim", "shadow-55", "shadow-70", "vignette", "reflection-60", "reflection-120",
+            "reflection-180", "spot-200", "streak-150", "streak-150-low", "streak-200", "warm-shadow-55", "jpeg-30")
+"""The conditions ``--corners`` reads by default: light, shadow and compression, which leave every
+pixel where it was (the grain, the focus and the shake do too, and may be named)."""
+MOVED = ("turned", "slant", "640px", "farther", "distant", "barrel", "pincushion")
+"""Conditions whose names begin so move the board in the picture: the labelled corners do not hold."""
+
+
+def _decoded(path: Path, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The photo as ``board-pi read`` decodes it, and its corners in that image's pixels."""
+    image, scale = load_photo(path)
+    return image, np.float32(corners) / scale
+
+
+def tuning_photos() -> list[tuple[str, np.ndarray, list[str], np.ndarray]]:
+    """(name, image as ``board-pi read`` decodes it, truth rows, corners as labelled) of every
+    tuning photo: the 2015 game's as the tile model's training takes them, and declanfinerty's by
+    the split. Found, the board is read without the corners."""
+    photos = [(path.name, path, truth, corners) for path, truth, corners in load_hand_labelled()]
     boards = real_split()["declanfinerty"]
-    photos += [(name, path, truth) for name, path, truth, _ in real_boards(DATA / "real-boards" / "declanfinerty")
-               if boards.part(path.name) == "tuning"]
-    return [(name, load_photo(path)[0], truth, None) for name, path, truth in photos]
+    photos += [(name, path, truth, corners) for name, path, truth, corners
+               in real_boards(DATA / "real-boards" / "declanfinerty") if boards.part(path.name) == "tuning"]
+    return [(name, image, truth, at) for name, path, truth, corners in photos for image, at in [_decoded(path, corners)]]
 
 
-def held_out_photos() -> list[tuple[str, np.ndarray, list[str], None]]:
+def held_out_photos() -> list[tuple[str, np.ndarray, list[str], np.ndarray]]:
     """The same of every held-out photo (the 2015 game's after 170248, the 2014 photos,
     declanfinerty's eval_board): for ``--held-out``, to report apart, never to choose by."""
     labels = ROOT / "tests" / "data"
     photos = hand_labelled(labels / "jheidel_labels.json", labels / "jheidel_corners.json",
                            DATA / "real-photos" / "jheidel-game")
     splits = real_split()
-    held = [(name, path, truth) for name, path, truth, _ in photos
+    held = [(name, path, truth, corners) for name, path, truth, corners in photos
             if any(splits[game].part(name) == "held_out" for game in ("jheidel-2015", "jheidel-2014"))]
     boards = splits["declanfinerty"]
-    held += [(name, path, truth) for name, path, truth, _ in real_boards(DATA / "real-boards" / "declanfinerty")
-             if boards.part(path.name) == "held_out"]
-    return [(name, load_photo(path)[0], truth, None) for name, path, truth in held]
+    held += [(name, path, truth, corners) for name, path, truth, corners
+             in real_boards(DATA / "real-boards" / "declanfinerty") if boards.part(path.name) == "held_out"]
+    return [(name, image, truth, at) for name, path, truth, corners in held for image, at in [_decoded(path, corners)]]
 
 
 def main(argv: list[str]) -> int:
-    held_out = "--held-out" in argv
-    argv = [a for a in argv if a != "--held-out"]
+    held_out, by_corners = "--held-out" in argv, "--corners" in argv
+    argv = [a for a in argv if a not in ("--held-out", "--corners")]
     unknown = [a for a in argv if a not in CONDITIONS]
     if unknown:
         print(f"unknown condition {unknown[0]!r}; the conditions: {', '.join(CONDITIONS)}", file=sys.stderr)
+        return 2
+    moved = [a for a in argv if a.startswith(MOVED)]
+    if by_corners and moved:
+        print(f"{moved[0]} moves the board in the picture: its labelled corners do not hold (--corners reads "
+              f"{', '.join(c for c in CONDITIONS if not c.startswith(MOVED))})", file=sys.stderr)
         return 2
     if not DATA.is_dir():
         print(f"{DATA} is not present: skipped")
         return 0
     photos = held_out_photos() if held_out else tuning_photos()
     reader = Reader()
-    print(f"{len(photos)} real {'held-out' if held_out else 'tuning'} photos, each changed, then found and read "
-          "whichever way up:")
+    print(f"{len(photos)} real {'held-out' if held_out else 'tuning'} photos, each changed, then "
+          + ("read through their corners as labelled:" if by_corners else "found and read whichever way up:"))
     start = time.perf_counter()
-    for name in argv or list(CONDITIONS):
+    totals = Tally()
+    for name in argv or list(IN_PLACE if by_corners else CONDITIONS):
         change = CONDITIONS[name]
-        f = evaluate_found(reader, [(n, change(im), truth, c) for n, im, truth, c in photos])
-        print(f"  {name:16s} squares {f['square_accuracy']:.3%}  found {f['found']}/{f['photos']}  turned wrong "
-              f"{f['turned_wrong']}  empty->tile {f['empty_read_as_tile']} (phantom blanks {f['phantom_blanks']})  "
-              f"blanks missed {f['blanks_missed']} of {f['blanks']}", flush=True)
+        if by_corners:
+            t = Tally()
+            for n, im, truth, corners in photos:
+                got = reader.read(change(im), corners, played=True, by_hand=True).grid
+                t.add(truth, got, tag=f"{n} ")
+                totals.add(truth, got)
+            f = t.figures()
+            print(f"  {name:16s} squares {f['square_accuracy']:.3%} ({f['squares'] - round(f['square_accuracy'] * f['squares'])} "
+                  f"wrong)  empty->tile {f['empty_read_as_tile']} (phantom blanks {f['phantom_blanks']})  "
+                  f"blanks missed {f['blanks_missed']} of {f['blanks']}", flush=True)
+        else:
+            f = evaluate_found(reader, [(n, change(im), truth, None) for n, im, truth, _ in photos])
+            print(f"  {name:16s} squares {f['square_accuracy']:.3%}  found {f['found']}/{f['photos']}  turned wrong "
+                  f"{f['turned_wrong']}  empty->tile {f['empty_read_as_tile']} (phantom blanks {f['phantom_blanks']})  "
+                  f"blanks missed {f['blanks_missed']} of {f['blanks']}", flush=True)
         if f["errors"]:
             print("    e.g. " + ", ".join(f["errors"][:5]), flush=True)
+    if by_corners:
+        f = totals.figures()
+        print(f"  together: squares wrong {f['squares'] - round(f['square_accuracy'] * f['squares'])}, phantom blanks "
+              f"{f['phantom_blanks']}, blanks missed {f['blanks_missed']}")
     print(f"total {time.perf_counter() - start:.0f} s")
     return 0
 
