@@ -271,7 +271,7 @@ def main(argv: list[str]) -> int:
                 t.add(truth, got, tag=f"{n} ")
                 totals.add(truth, got)
             f = t.figures()
-            print(f"  {name:16s} squares {f['square_accuracy']:.3%} ({f['squares'] - round(f['square_accuracy'] * f['squares'])} "
+            print(f"  {name:16s} squares {f['square_accuracy']:.3%} ({t.squares - t.squares_right} "
                   f"wrong)  empty->tile {f['empty_read_as_tile']} (phantom blanks {f['phantom_blanks']})  "
                   f"blanks missed {f['blanks_missed']} of {f['blanks']}", flush=True)
         else:
@@ -283,7 +283,7 @@ def main(argv: list[str]) -> int:
             print("    e.g. " + ", ".join(f["errors"][:5]), flush=True)
     if by_corners:
         f = totals.figures()
-        print(f"  together: squares wrong {f['squares'] - round(f['square_accuracy'] * f['squares'])}, phantom blanks "
+        print(f"  together: squares wrong {totals.squares - totals.squares_right}, phantom blanks "
               f"{f['phantom_blanks']}, blanks missed {f['blanks_missed']}")
     print(f"total {time.perf_counter() - start:.0f} s")
     return 0
