@@ -44,6 +44,7 @@ from board_pi.vision.frames import load_photo, reduction  # noqa: E402
 from board_pi.vision.read import Reader  # noqa: E402
 from board_pi.vision.train import load_hand_labelled  # noqa: E402  (needs no torch to import)
 from tests.vision.lenses import through_a_lens  # noqa: E402
+from tests.vision.lights import shadow, warm  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 
@@ -84,24 +85,9 @@ def reflection(levels: float, width: float, height: float, x: float = 0.4, y: fl
     return change
 
 
-def shadow(light: float) -> Callable[[Image], Image]:
-    """A body's soft-edged shadow over one side of the photo, ``light`` of the light left in it."""
-    def change(im: Image) -> Image:
-        h, w = im.shape[:2]
-        yy, xx = np.mgrid[:h, :w]
-        edge = 1 / (1 + np.exp(-((xx - 0.55 * w) + 0.4 * (yy - 0.5 * h)) / (0.03 * w)))
-        return np.clip(im * (1 - (1 - light) * edge)[..., None], 0, 255).astype(np.uint8)
-    return change
-
-
 def shaken(pixels: int) -> Callable[[Image], Image]:
     """The camera moved sideways by ``pixels`` while the shutter was open."""
     return lambda im: cv2.filter2D(im, -1, np.ones((1, pixels), np.float32) / pixels)
-
-
-def warm(im: Image) -> Image:
-    """Under warm lamplight: less blue, more red."""
-    return np.clip(im * np.float32([0.65, 0.9, 1.15]), 0, 255).astype(np.uint8)
 
 
 def dim(im: Image) -> Image:

@@ -13,6 +13,7 @@ import pytest
 from board_pi.rules.tiles import ENGLISH
 from board_pi.vision import decode as decode_module
 from board_pi.vision.decode import decode, islands, lone_tiles, tile_limits
+from tests.vision.lights import shadow
 
 
 def _cost(p: np.ndarray, choice: np.ndarray) -> float:
@@ -269,11 +270,7 @@ def test_a_blank_in_shadow_joining_a_word_to_the_game_is_read(shared_data) -> No
               hand_labelled(data / "jheidel_labels.json", data / "jheidel_corners.json",
                             shared_data / "real-photos" / "jheidel-game")}
     path, corners = photos["IMG_20151016_170003.jpg"]
-    image = load_image(path)
-    h, w = image.shape[:2]
-    yy, xx = np.mgrid[:h, :w]
-    edge = 1 / (1 + np.exp(-((xx - 0.55 * w) + 0.4 * (yy - 0.5 * h)) / (0.03 * w)))
-    image = np.clip(image * (1 - 0.3 * edge)[..., None], 0, 255).astype(np.uint8)
+    image = shadow(0.7)(load_image(path))
     reader = Reader()
     as_any = reader.read(image, corners)
     assert [split_row(as_any.grid[r])[14] for r in range(4, 11)] == list(".ZERO..")

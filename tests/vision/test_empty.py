@@ -8,9 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from board_pi.vision.empty import (KIND, KINDS, MAX_SPREAD_SAY, MAX_TOWARDS_TILE, EmptyLook, colour_log_odds,
-                                   middle_lab, ring_lab, square_colours, tile_colour, tile_faces,
-                                   weigh_blank_against_empty)
+from board_pi.vision.empty import (BLACK, KIND, KINDS, MAX_SPREAD_SAY, MAX_TOWARDS_TILE, EmptyLook,
+                                   colour_log_odds, middle_lab, ring_lab, square_colours, tile_colour,
+                                   tile_faces, weigh_blank_against_empty)
+from tests.vision.lights import shadow, warm
 
 # Lavender plain squares, cream tiles: the board the tile model reads blanks on.
 KIND_COLOURS = np.array([[200, 140, 110], [170, 110, 100], [120, 120, 90], [180, 160, 120], [110, 170, 150]], np.float32)
@@ -612,10 +613,7 @@ def test_a_square_at_a_shadows_edge_beside_a_word_is_not_a_blank(shared_data) ->
     from board_pi.vision.read import PAD, SQUARE_PX, Reader, rectified
 
     image, truth, corners = _game_photo(shared_data, "IMG_20151016_170119.jpg")
-    h, w = image.shape[:2]
-    yy, xx = np.mgrid[:h, :w]
-    shadow = 1 / (1 + np.exp(-((xx - 0.55 * w) + 0.4 * (yy - 0.5 * h)) / (0.03 * w)))
-    lit = np.clip(image * np.float32([0.65, 0.9, 1.15]) * (1 - 0.45 * shadow)[..., None], 0, 255).astype(np.uint8)
+    lit = shadow(0.55)(warm(image))
     assert list(Reader().read(lit, corners, played=True).grid) == ["".join("?" if ch.islower() else ch for ch in row)
                                                                   for row in truth]
     warped = rectified(lit, corners)
@@ -642,16 +640,15 @@ def test_the_tiles_faces_say_a_square_is_darker_never_lighter_than_its_empty_nei
     tiles[8, 6] = tiles[8, 8] = True
     colours = _board(rng, tiles, [])
     faces = np.where(tiles[..., None], colours, np.nan).astype(np.float32)
-    black = np.array([0, 128, 128], np.float32)
     shade = np.zeros((15, 15), bool)
     shade[8, 7] = True
     shade[9, 6:9] = True
-    colours[shade] = black + 0.8 * (colours[shade] - black)  # a fifth of the light taken
+    colours[shade] = BLACK + 0.8 * (colours[shade] - BLACK)  # a fifth of the light taken
     without = EmptyLook.from_photo(colours, tiles).colour[8, 7]
     assert abs(without[0] - colours[8, 7, 0]) < 8  # the empty squares below say the shadow
     with_faces = EmptyLook.from_photo(colours, tiles, faces=faces).colour[8, 7]
     np.testing.assert_allclose(with_faces, without, atol=0.01)
     around = np.zeros((15, 15), bool)
     around[7, 6:9] = around[8, 6] = around[8, 8] = True
-    faces[around] = black + 0.6 * (faces[around] - black)  # the body's shadow over the faces too
+    faces[around] = BLACK + 0.6 * (faces[around] - BLACK)  # the body's shadow over the faces too
     assert EmptyLook.from_photo(colours, tiles, faces=faces).colour[8, 7, 0] < without[0] - 8
