@@ -396,10 +396,9 @@ class EmptyLook:
             # edge that those do not. Only where they say darker than the empty squares do: a
             # tile's own shadow falls on the squares beside it, never on its face, so faces
             # lighter than those squares say nothing of the light on them.
-            face = np.where(faced[..., None], faces, 0.0).astype(np.float64)
             ref, seen = unlit.copy(), c.copy()
-            ref[faced] = _median((face - light)[faced]) + light[faced]
-            seen[faced] = face[faced]
+            ref[faced] = _median((faces - light)[faced]) + light[faced]
+            seen[faced] = faces[faced]
             with_faces, with_share = local_light(ref, seen - ref, say | faced, reach)
             darker = with_faces[..., 0] < moved[..., 0]
             moved = np.where(darker[..., None], with_faces, moved)
