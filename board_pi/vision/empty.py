@@ -626,6 +626,26 @@ A colour seen on the empty board (a table's calibration frame) has the table's g
 already, and is washed by nothing (:meth:`~board_pi.vision.read.Reader.weigh_colour`)."""
 
 
+UNLIKE_TILE = 1.0
+"""How far (in the tiles' spreads, and at least :data:`LIGHT_LIKE`) a square's colour must lie
+from every colour a light gives the set's tiles before it may say more than :data:`MAX_LOG_ODDS`
+that the square holds no blank (:func:`colour_log_odds`, up to :data:`MAX_LOG_ODDS_SEEN`). The
+cap is there for colours a light or a tile half off its square may give a blank; a colour that
+is no tile's colour under any light (a dark green square, whose colour no shadow gives a cream
+tile) is none of those, and the tile model alone can be sure of a blank there (0.95 on a green
+board's square beside a tile's shadow, which the cap left a blank by a hair). On boards of nearly
+the tiles' colour (the real photos' grey-beige squares and wooden tiles) a darker tile is a square
+in shadow, and the cap stays.
+
+Chosen (2026-12-04) on the tuning data: the 30 real tuning photos under the 15 lights of
+``bench_conditions --corners`` 9 / 3 / 1 squares wrong / phantom blanks / blanks missed, as
+before at every value tried; the rendered tuning boards (the five club editions, 40 each, seeds
+37,000,000 on; English, 120 from seed 25,000,000), 28 / 1 / 8 -> 27 / 0 / 8; the same editions
+and English boards (15 each) under six of ``bench_conditions``' lights, 244 / 16 / 42 -> 238 /
+11 / 41 (green's reflection and streaks, a wooden streak). 1.5 read 239 / 12 / 41 under the
+lights, 2.0 241 / 14 / 41, 3.0 as before; a cap of 12 rather than 8 read as 8."""
+
+
 def washed_distance(colours: np.ndarray, centre: np.ndarray, spread: np.ndarray | float,
                     glare: float = GLARE, start: np.ndarray | float = 0.0) -> np.ndarray:
     """(15, 15): the squared distance, in spreads, of each of ``colours`` (CIELAB, (15, 15, 3))
@@ -689,7 +709,35 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
         # empty squares' wider spread (on the tuning boards, 3 empty squares read as blanks less).
         spreads = np.clip(3.0 * np.log(look.spread / s), -MAX_SPREAD_SAY, 0.0)
         log_odds = log_density(t2) - log_density(d2) + spreads
+        # A colour no light gives the set's tiles is no tile's, whatever the tile model makes of
+        # the square's edges: it may say as much as a colour seen on the empty board.
+        unlike = _unlike_tiles(colours, mu, s)
+        return np.clip(np.nan_to_num(log_odds, nan=0.0),
+                       np.where(unlike, -max(towards_empty, MAX_LOG_ODDS_SEEN), -towards_empty),
+                       MAX_TOWARDS_TILE).astype(np.float32)
     return np.clip(np.nan_to_num(log_odds, nan=0.0), -towards_empty, MAX_TOWARDS_TILE).astype(np.float32)
+
+
+def _unlike_tiles(colours: np.ndarray, tile: np.ndarray, spread: float) -> np.ndarray:
+    """(15, 15) bool: where a colour lies further than :data:`UNLIKE_TILE` from every colour a
+    light gives the set's tiles (``tile``, :func:`tile_colour`, washed towards white or darkened
+    towards black: :func:`light_shift`), both there and in the middle of the board: the light
+    fitted across the tiles is carried beyond them, and far from a few tiles it strays (by 20
+    units of b* at the edge of a test board whose 15 tiles lie in its upper middle).
+
+    >>> cream = np.array([215.0, 128.0, 140.0])
+    >>> green = np.full((15, 15, 3), [80.0, 100.0, 140.0])            # a green board's square
+    >>> shade = np.full((15, 15, 3), 0.6 * cream + 0.4 * BLACK)       # a cream tile in shadow
+    >>> bool(_unlike_tiles(green, cream, 6.0)[0, 0]), bool(_unlike_tiles(shade, cream, 6.0)[0, 0])
+    (True, False)
+    """
+    c = colours.astype(np.float64)
+    far = max(UNLIKE_TILE * spread, LIGHT_LIKE)
+    out = np.ones(c.shape[:2], bool)
+    field = np.broadcast_to(np.asarray(tile, np.float64), c.shape)
+    for mu in (field, np.broadcast_to(field[N // 2, N // 2], c.shape)):
+        out &= light_shift(mu, c - mu)[1] > far
+    return out
 
 
 def weigh_blank_against_empty(probs: np.ndarray, log_odds: np.ndarray, empty: int, blank: int) -> np.ndarray:

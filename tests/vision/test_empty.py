@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from board_pi.vision.empty import (BLACK, KIND, KINDS, MAX_SPREAD_SAY, MAX_TOWARDS_TILE, EmptyLook,
+from board_pi.vision.empty import (BLACK, KIND, KINDS, MAX_LOG_ODDS, MAX_SPREAD_SAY, MAX_TOWARDS_TILE, EmptyLook,
                                    colour_log_odds, middle_lab, ring_lab, square_colours, tile_colour,
                                    tile_faces, weigh_blank_against_empty)
 from tests.vision.lights import shadow, warm
@@ -392,6 +392,52 @@ def test_rendered_blanks_on_squares_of_their_colour_are_read(monkeypatch) -> Non
         assert split_row(reader.read(board.image, board.corners).grid[r])[c] == "."
         monkeypatch.undo()
 
+
+
+def test_a_colour_no_light_gives_the_tiles_may_say_more_than_the_cap_that_no_blank_is_there() -> None:
+    # Cream tiles on a dark green board: an empty square at its own colour is no tile under any
+    # light, and its colour outweighs a tile model all but sure of a blank (its edges: a tile's
+    # shadow beside it). On a board whose squares are the tiles' colour in shadow, the cap holds.
+    rng = np.random.default_rng(5)
+    tiles = _tiles()
+    green = np.array([[80, 100, 140], [90, 120, 90], [70, 130, 100], [120, 150, 150], [70, 150, 160]], np.float32)
+    colours = green[KIND] + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
+    colours[tiles] = TILE + rng.normal(0, 3, (int(tiles.sum()), 3)).astype(np.float32)
+    look = EmptyLook.from_photo(colours, tiles)
+    odds = colour_log_odds(colours, look, tile_colour(colours, tiles))
+    empty = ~tiles
+    assert np.median(odds[empty]) < -MAX_LOG_ODDS - 1
+    p = np.array([[0.02, 0.0, 0.98]], np.float32)  # (., A, ?)
+    at = tuple(np.argwhere(empty & (KIND == 0))[0])
+    assert weigh_blank_against_empty(p, odds[at][None], empty=0, blank=2)[0].argmax() == 0
+    # Squares of the tiles' colour in shadow (grey-beige squares, wooden tiles): as before.
+    shaded = (0.7 * TILE + 0.3 * BLACK).astype(np.float32)
+    colours = shaded + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
+    colours[tiles] = TILE + rng.normal(0, 3, (int(tiles.sum()), 3)).astype(np.float32)
+    look = EmptyLook.from_photo(colours, tiles)
+    assert colour_log_odds(colours, look, tile_colour(colours, tiles))[empty].min() >= -MAX_LOG_ODDS
+
+
+def test_a_green_board_s_square_the_model_takes_for_a_blank_is_read_empty(monkeypatch) -> None:
+    # A rendered green club board of the tuning set: the tile model gives I10, an empty green
+    # square, 0.95 of belief in a blank, which the colour capped at MAX_LOG_ODDS left a blank by
+    # a hair; no light gives the cream tiles that green.
+    from board_pi.rules.board import split_row
+    from board_pi.vision import empty
+    from board_pi.vision.editions import edition_style
+    from board_pi.vision.evaluate import game_like_rows
+    from board_pi.vision.read import Reader
+    from board_pi.vision.render import render_board
+
+    seed = 37_000_005
+    rng = np.random.default_rng(seed)
+    rows = game_like_rows(rng)
+    board = render_board(rows, seed=seed, style=edition_style(rng, "green"), hand=False)
+    truth = ["".join("?" if t.islower() else t for t in split_row(row)) for row in rows]
+    reader = Reader()
+    assert list(reader.read(board.image, board.corners).grid) == truth
+    monkeypatch.setattr(empty, "UNLIKE_TILE", float("inf"))
+    assert reader.read(board.image, board.corners).grid[9][8] == "?"
 
 # An L: a stem and a foot, a quarter of the middle half; and a bolder one, nearly half of it.
 L = ((12, 16, 9, 27), (12, 25, 23, 27))
