@@ -637,13 +637,20 @@ board's square beside a tile's shadow, which the cap left a blank by a hair). On
 the tiles' colour (the real photos' grey-beige squares and wooden tiles) a darker tile is a square
 in shadow, and the cap stays.
 
-Chosen (2026-12-04) on the tuning data: the 30 real tuning photos under the 15 lights of
-``bench_conditions --corners`` 9 / 3 / 1 squares wrong / phantom blanks / blanks missed, as
-before at every value tried; the rendered tuning boards (the five club editions, 40 each, seeds
-37,000,000 on; English, 120 from seed 25,000,000), 28 / 1 / 8 -> 27 / 0 / 8; the same editions
-and English boards (15 each) under six of ``bench_conditions``' lights, 244 / 16 / 42 -> 238 /
-11 / 41 (green's reflection and streaks, a wooden streak). 1.5 read 239 / 12 / 41 under the
-lights, 2.0 241 / 14 / 41, 3.0 as before; a cap of 12 rather than 8 read as 8."""
+Chosen (2026-12-04) on the tuning data (squares read wrong / empty squares read as blanks /
+blanks missed):
+- the rendered tuning boards, through their corners (the five club editions, 40 each, seeds
+  37,000,000 on; English, 120 from seed 25,000,000): 28 / 1 / 8 -> 27 / 0 / 8;
+- the same boards, 15 of each, under six of ``bench_conditions``' lights (warm, shadow-55,
+  warm-shadow-55, reflection-180, streak-150-low, streak-200): 244 / 16 / 42 -> 238 / 11 / 41
+  (the green board's reflection and streaks, a wooden board's streak);
+- the 30 real tuning photos under ``bench_conditions``' 15 lights, through their corners (9 / 3
+  / 1) and found: as before;
+- the plain boards of every set (``bench_sets --tuning``, 100 a set): as before, square for
+  square (104 wrong).
+
+1.5 read 239 / 12 / 41 under the lights, 2.0 241 / 14 / 41, 3.0 as before (the real photos
+through their corners as before at each); a cap of 12 rather than 8 read as 8."""
 
 
 def washed_distance(colours: np.ndarray, centre: np.ndarray, spread: np.ndarray | float,
