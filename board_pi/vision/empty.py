@@ -653,6 +653,31 @@ blanks missed):
 through their corners as before at each); a cap of 12 rather than 8 read as 8."""
 
 
+UNLIKE_EMPTY = 3.0
+"""How far (in the empty colour's spreads, and at least :data:`LIGHT_LIKE`) a square's colour must
+lie from every colour a white light gives its empty square, every square around it not read as a
+letter looking as its empty self, before it may say more than :data:`MAX_TOWARDS_TILE` that a
+tile stands there (:func:`colour_log_odds`, up to :data:`MAX_LOG_ODDS`). The cap is there for a
+square unlike its empty self under glare or a shadow, which are no tiles; a glare or a coloured
+light falls on the squares around too, and a tile stands on its square alone. A cream blank on a
+green board the tile model reads as empty (0.79), a blank's colour to within a spread, was left
+empty by the cap; and a light letter on a dark tournament tile read as empty can be read as
+a tile at least. Where a coloured lamp washes the squares towards its own colour rather than
+white, the squares around show it, and the cap stays (the colour alone, without the squares
+around, read two empty wooden squares under warm light as blanks).
+
+Chosen (2026-12-04) on the tuning data as :data:`UNLIKE_TILE` was, with it (squares read wrong /
+empty squares read as blanks / blanks missed):
+- the rendered tuning boards, through their corners: 27 / 0 / 8 -> 22 / 0 / 6 (green 1, English
+  1, tournament tiles 3);
+- the same under six lights: 238 / 11 / 41 -> 233 / 11 / 41 (tournament tiles);
+- the real tuning photos under the 15 lights, through their corners and found: as before;
+- the plain boards of every set (100 a set): 104 -> 103 wrong (an English blank read).
+
+Without the squares around, 3.0 read 22 / 1 / 6 and 236 / 17 / 41 (the wooden boards' warm
+light); with three quarters of them (at least two) rather than all, 21 / 0 / 6 and 232 / 11 / 41."""
+
+
 def washed_distance(colours: np.ndarray, centre: np.ndarray, spread: np.ndarray | float,
                     glare: float = GLARE, start: np.ndarray | float = 0.0) -> np.ndarray:
     """(15, 15): the squared distance, in spreads, of each of ``colours`` (CIELAB, (15, 15, 3))
@@ -681,7 +706,8 @@ def washed_distance(colours: np.ndarray, centre: np.ndarray, spread: np.ndarray 
 
 
 def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray, float] | None,
-                    towards_empty: float = MAX_LOG_ODDS, glare: float | None = None) -> np.ndarray:
+                    towards_empty: float = MAX_LOG_ODDS, glare: float | None = None,
+                    letters: np.ndarray | None = None) -> np.ndarray:
     """(15, 15): the log of how much likelier each square's colour is on a tile than on its empty
     square, clipped to ``towards_empty`` (:data:`MAX_LOG_ODDS`, or :data:`MAX_LOG_ODDS_SEEN` for an
     empty colour seen) and :data:`MAX_TOWARDS_TILE`; 0 where the empty colour is unknown.
@@ -693,6 +719,13 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
     nothing counts for a tile. An empty colour estimated from the photo is measured along its way
     to white (``glare``, by default :data:`GLARE`; 0 for none): a square washed out by a lamp's
     reflection is still its own square.
+
+    The clips give way where the colour leaves no doubt: towards empty up to
+    :data:`MAX_LOG_ODDS_SEEN` where no light gives the set's tiles that colour
+    (:data:`UNLIKE_TILE`); towards a tile up to :data:`MAX_LOG_ODDS` where no white light gives
+    the empty square that colour and the squares around not among ``letters`` ((15, 15) bool,
+    the squares read surely as letters; None: not judged) look as their empty selves
+    (:data:`UNLIKE_EMPTY`).
     """
     def log_density(d2: np.ndarray) -> np.ndarray:
         return -(TAIL + 3) / 2 * np.log1p(d2 / TAIL)
@@ -719,10 +752,41 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
         # A colour no light gives the set's tiles is no tile's, whatever the tile model makes of
         # the square's edges: it may say as much as a colour seen on the empty board.
         unlike = _unlike_tiles(colours, mu, s)
+        # And a colour no light gives its empty square, where the empty squares around look as
+        # theirs do, is something standing on it, lit as they are: it may say as much for a tile.
+        alone = np.zeros(unlike.shape, bool) if letters is None else _standing_out(colours, look, letters)
         return np.clip(np.nan_to_num(log_odds, nan=0.0),
                        np.where(unlike, -max(towards_empty, MAX_LOG_ODDS_SEEN), -towards_empty),
-                       MAX_TOWARDS_TILE).astype(np.float32)
+                       np.where(alone, MAX_LOG_ODDS, MAX_TOWARDS_TILE)).astype(np.float32)
     return np.clip(np.nan_to_num(log_odds, nan=0.0), -towards_empty, MAX_TOWARDS_TILE).astype(np.float32)
+
+
+def _standing_out(colours: np.ndarray, look: EmptyLook, letters: np.ndarray) -> np.ndarray:
+    """(15, 15) bool: where a colour lies further than :data:`UNLIKE_EMPTY` from every colour a
+    white light gives its empty square (``look``'s colour washed towards white or darkened towards
+    black: :func:`light_shift`), and each square around it not among ``letters`` (the squares
+    read surely as letters), one at least, within :data:`LIGHT_LIKE` of its own.
+
+    >>> look = EmptyLook(np.full((15, 15, 3), [80.0, 100.0, 140.0], np.float32), np.full((15, 15), 4.0, np.float32))
+    >>> colours = look.colour.copy(); colours[7, 7] = [150.0, 130.0, 140.0]     # a cream blank
+    >>> colours[2:5, 2:5] = [150.0, 130.0, 140.0]                              # a glare's colour
+    >>> out = _standing_out(colours, look, np.zeros((15, 15), bool))
+    >>> bool(out[7, 7]), bool(out[3, 3]), int(out.sum())
+    (True, False, 1)
+    """
+    c = colours.astype(np.float64)
+    empty = look.colour.astype(np.float64)
+    off = light_shift(empty, c - empty)[1]
+    far = off > np.maximum(UNLIKE_EMPTY * look.spread, LIGHT_LIKE)
+    # Around each square: how many of the squares not read as letters are, and how many look
+    # as their empty selves.
+    free = ~letters & np.isfinite(off)
+    like = free & (off <= LIGHT_LIKE)
+    ring = np.ones((3, 3), np.float32)
+    ring[1, 1] = 0
+    count = cv2.filter2D(free.astype(np.float32), -1, ring, borderType=cv2.BORDER_CONSTANT)
+    alike = cv2.filter2D(like.astype(np.float32), -1, ring, borderType=cv2.BORDER_CONSTANT)
+    return far & (count >= 1) & (alike == count)
 
 
 def _unlike_tiles(colours: np.ndarray, tile: np.ndarray, spread: float) -> np.ndarray:

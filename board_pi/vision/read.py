@@ -958,7 +958,8 @@ class Reader:
                 else empty.seen_in(colours, tiles, unlettered))
         # A colour seen on the empty board has the table's glare in it already: no more is allowed.
         odds = colour_log_odds(colours, look, tile_colour(faces, tiles),
-                               MAX_LOG_ODDS if empty is None else MAX_LOG_ODDS_SEEN, None if empty is None else 0.0)
+                               MAX_LOG_ODDS if empty is None else MAX_LOG_ODDS_SEEN, None if empty is None else 0.0,
+                               letters=tiles if empty is None else None)
         rows, cols = np.array(squares).T
         return weigh_blank_against_empty(probs, odds[rows, cols], self.classes.index(EMPTY_CLASS), self.classes.index(BLANK_CLASS))
 

@@ -439,6 +439,55 @@ def test_a_green_board_s_square_the_model_takes_for_a_blank_is_read_empty(monkey
     monkeypatch.setattr(empty, "UNLIKE_TILE", float("inf"))
     assert reader.read(board.image, board.corners).grid[9][8] == "?"
 
+
+def test_a_colour_no_white_light_gives_its_square_says_more_for_a_tile_where_it_stands_alone() -> None:
+    # A cream blank on a green board, among empty squares that look as they should: its colour
+    # may say up to MAX_LOG_ODDS for a tile. The same colour over a patch of squares (a glare, a
+    # coloured lamp) is held to MAX_TOWARDS_TILE: it falls on the squares around too.
+    # (A yellower cream than TILE: a pale cream lies near a green's way to white.)
+    rng = np.random.default_rng(6)
+    tiles = _tiles()
+    cream = np.array([215, 130, 155], np.float32)
+    green = np.array([[80, 100, 140], [90, 120, 90], [70, 130, 100], [120, 150, 150], [70, 150, 160]], np.float32)
+    colours = green[KIND] + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
+    colours[tiles] = cream + rng.normal(0, 3, (int(tiles.sum()), 3)).astype(np.float32)
+    blank, patch = (9, 6), (slice(11, 14), slice(10, 13))  # beside the word; apart from it
+    colours[blank] = cream
+    colours[patch] = cream
+    look = EmptyLook.from_photo(colours, tiles)
+    mu, s = tile_colour(colours, tiles)
+    odds = colour_log_odds(colours, look, (mu, s), letters=tiles)
+    assert odds[blank] > MAX_TOWARDS_TILE + 1
+    assert (odds[patch] <= MAX_TOWARDS_TILE + 1e-6).all()
+    # Not judged without the letters: as before.
+    assert colour_log_odds(colours, look, (mu, s))[blank] == pytest.approx(MAX_TOWARDS_TILE)
+    # The model's 0.79 for empty on the blank gives way.
+    p = np.array([[0.79, 0.05, 0.16]], np.float32)  # (., A, ?)
+    assert weigh_blank_against_empty(p, odds[blank][None], empty=0, blank=2)[0].argmax() == 2
+
+
+def test_a_cream_blank_on_a_green_board_the_model_takes_for_empty_is_read(monkeypatch) -> None:
+    # A rendered green club board of the tuning set: the tile model gives F11, a cream blank,
+    # 0.79 of belief in an empty square; its colour is a tile's to within a spread and 18 of the
+    # squares' from its own, which MAX_TOWARDS_TILE alone left empty.
+    from board_pi.rules.board import split_row
+    from board_pi.vision import empty
+    from board_pi.vision.editions import edition_style
+    from board_pi.vision.evaluate import game_like_rows
+    from board_pi.vision.read import Reader
+    from board_pi.vision.render import render_board
+
+    seed = 37_000_037
+    rng = np.random.default_rng(seed)
+    rows = game_like_rows(rng)
+    assert split_row(rows[10])[5].islower()  # a blank, designated
+    board = render_board(rows, seed=seed, style=edition_style(rng, "green"), hand=False)
+    truth = ["".join("?" if t.islower() else t for t in split_row(row)) for row in rows]
+    reader = Reader()
+    assert list(reader.read(board.image, board.corners).grid) == truth
+    monkeypatch.setattr(empty, "UNLIKE_EMPTY", float("inf"))
+    assert reader.read(board.image, board.corners).grid[10][5] == "."
+
 # An L: a stem and a foot, a quarter of the middle half; and a bolder one, nearly half of it.
 L = ((12, 16, 9, 27), (12, 25, 23, 27))
 BOLD_L = ((11, 18, 9, 27), (11, 26, 20, 27))
