@@ -418,28 +418,6 @@ def test_a_colour_no_light_gives_the_tiles_may_say_more_than_the_cap_that_no_bla
     assert colour_log_odds(colours, look, tile_colour(colours, tiles))[empty].min() >= -MAX_LOG_ODDS
 
 
-def test_a_green_board_s_square_the_model_takes_for_a_blank_is_read_empty(monkeypatch) -> None:
-    # A rendered green club board of the tuning set: the tile model gives I10, an empty green
-    # square, 0.95 of belief in a blank, which the colour capped at MAX_LOG_ODDS left a blank by
-    # a hair; no light gives the cream tiles that green.
-    from board_pi.rules.board import split_row
-    from board_pi.vision import empty
-    from board_pi.vision.editions import edition_style
-    from board_pi.vision.evaluate import game_like_rows
-    from board_pi.vision.read import Reader
-    from board_pi.vision.render import render_board
-
-    seed = 37_000_005
-    rng = np.random.default_rng(seed)
-    rows = game_like_rows(rng)
-    board = render_board(rows, seed=seed, style=edition_style(rng, "green"), hand=False)
-    truth = ["".join("?" if t.islower() else t for t in split_row(row)) for row in rows]
-    reader = Reader()
-    assert list(reader.read(board.image, board.corners).grid) == truth
-    monkeypatch.setattr(empty, "UNLIKE_TILE", float("inf"))
-    assert reader.read(board.image, board.corners).grid[9][8] == "?"
-
-
 def test_a_colour_no_white_light_gives_its_square_says_more_for_a_tile_where_it_stands_alone() -> None:
     # A cream blank on a green board, among empty squares that look as they should: its colour
     # may say up to MAX_LOG_ODDS for a tile. The same colour over a patch of squares (a glare, a
@@ -466,10 +444,16 @@ def test_a_colour_no_white_light_gives_its_square_says_more_for_a_tile_where_it_
     assert weigh_blank_against_empty(p, odds[blank][None], empty=0, blank=2)[0].argmax() == 2
 
 
-def test_a_cream_blank_on_a_green_board_the_model_takes_for_empty_is_read(monkeypatch) -> None:
-    # A rendered green club board of the tuning set: the tile model gives F11, a cream blank,
-    # 0.79 of belief in an empty square; its colour is a tile's to within a spread and 18 of the
-    # squares' from its own, which MAX_TOWARDS_TILE alone left empty.
+@pytest.mark.parametrize("seed, square, constant, without", [(37_000_005, (9, 8), "UNLIKE_TILE", "?"),
+                                                          (37_000_037, (10, 5), "UNLIKE_EMPTY", ".")])
+def test_a_green_board_s_squares_are_read_where_their_colour_leaves_no_doubt(
+        monkeypatch, seed: int, square: tuple[int, int], constant: str, without: str) -> None:
+    # Rendered green club boards of the tuning set. I10 of the first is an empty green square the
+    # tile model gives 0.95 of belief in a blank: no light gives the cream tiles that green, and
+    # the colour held to MAX_LOG_ODDS left a blank by a hair. F11 of the second is a cream blank
+    # the model gives 0.79 of belief in an empty square: its colour is a tile's to within a
+    # spread and 18 of the squares' spreads from its own, among empty squares that look as they
+    # should, and the colour held to MAX_TOWARDS_TILE left it empty.
     from board_pi.rules.board import split_row
     from board_pi.vision import empty
     from board_pi.vision.editions import edition_style
@@ -477,16 +461,16 @@ def test_a_cream_blank_on_a_green_board_the_model_takes_for_empty_is_read(monkey
     from board_pi.vision.read import Reader
     from board_pi.vision.render import render_board
 
-    seed = 37_000_037
     rng = np.random.default_rng(seed)
     rows = game_like_rows(rng)
-    assert split_row(rows[10])[5].islower()  # a blank, designated
     board = render_board(rows, seed=seed, style=edition_style(rng, "green"), hand=False)
     truth = ["".join("?" if t.islower() else t for t in split_row(row)) for row in rows]
     reader = Reader()
     assert list(reader.read(board.image, board.corners).grid) == truth
-    monkeypatch.setattr(empty, "UNLIKE_EMPTY", float("inf"))
-    assert reader.read(board.image, board.corners).grid[10][5] == "."
+    monkeypatch.setattr(empty, constant, float("inf"))
+    r, c = square
+    assert reader.read(board.image, board.corners).grid[r][c] == without
+
 
 # An L: a stem and a foot, a quarter of the middle half; and a bolder one, nearly half of it.
 L = ((12, 16, 9, 27), (12, 25, 23, 27))
