@@ -737,6 +737,8 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
         d2 = washed_distance(colours, look.unlit, look.spread, glare, look.glare)
     else:
         d2 = washed_distance(colours, look.colour, look.spread, glare)
+    lowest: np.ndarray | float = -towards_empty
+    highest: np.ndarray | float = MAX_TOWARDS_TILE
     if tile is None:
         log_odds = np.minimum(log_density(np.full_like(d2, 9.0)) - log_density(d2), 0.0)
     else:
@@ -751,14 +753,12 @@ def colour_log_odds(colours: np.ndarray, look: EmptyLook, tile: tuple[np.ndarray
         log_odds = log_density(t2) - log_density(d2) + spreads
         # A colour no light gives the set's tiles is no tile's, whatever the tile model makes of
         # the square's edges: it may say as much as a colour seen on the empty board.
-        unlike = _unlike_tiles(colours, mu, s)
+        lowest = np.where(_unlike_tiles(colours, mu, s), -max(towards_empty, MAX_LOG_ODDS_SEEN), lowest)
         # And a colour no light gives its empty square, where the empty squares around look as
         # theirs do, is something standing on it, lit as they are: it may say as much for a tile.
-        alone = np.zeros(unlike.shape, bool) if letters is None else _standing_out(colours, look, letters)
-        return np.clip(np.nan_to_num(log_odds, nan=0.0),
-                       np.where(unlike, -max(towards_empty, MAX_LOG_ODDS_SEEN), -towards_empty),
-                       np.where(alone, MAX_LOG_ODDS, MAX_TOWARDS_TILE)).astype(np.float32)
-    return np.clip(np.nan_to_num(log_odds, nan=0.0), -towards_empty, MAX_TOWARDS_TILE).astype(np.float32)
+        if letters is not None:
+            highest = np.where(_standing_out(colours, look, letters), MAX_LOG_ODDS, highest)
+    return np.clip(np.nan_to_num(log_odds, nan=0.0), lowest, highest).astype(np.float32)
 
 
 def _standing_out(colours: np.ndarray, look: EmptyLook, letters: np.ndarray) -> np.ndarray:
