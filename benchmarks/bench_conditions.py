@@ -257,14 +257,12 @@ def main(argv: list[str]) -> int:
                 t.add(truth, got, tag=f"{n} ")
                 totals.add(truth, got)
             f = t.figures()
-            print(f"  {name:16s} squares {f['square_accuracy']:.3%} ({t.squares - t.squares_right} "
-                  f"wrong)  empty->tile {f['empty_read_as_tile']} (phantom blanks {f['phantom_blanks']})  "
-                  f"blanks missed {f['blanks_missed']} of {f['blanks']}", flush=True)
+            where = f"({t.squares - t.squares_right} wrong)"
         else:
             f = evaluate_found(reader, [(n, change(im), truth, None) for n, im, truth, _ in photos])
-            print(f"  {name:16s} squares {f['square_accuracy']:.3%}  found {f['found']}/{f['photos']}  turned wrong "
-                  f"{f['turned_wrong']}  empty->tile {f['empty_read_as_tile']} (phantom blanks {f['phantom_blanks']})  "
-                  f"blanks missed {f['blanks_missed']} of {f['blanks']}", flush=True)
+            where = f" found {f['found']}/{f['photos']}  turned wrong {f['turned_wrong']}"
+        print(f"  {name:16s} squares {f['square_accuracy']:.3%} {where}  empty->tile {f['empty_read_as_tile']} "
+              f"(phantom blanks {f['phantom_blanks']})  blanks missed {f['blanks_missed']} of {f['blanks']}", flush=True)
         if f["errors"]:
             print("    e.g. " + ", ".join(f["errors"][:5]), flush=True)
     if by_corners:
