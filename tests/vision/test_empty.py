@@ -16,6 +16,8 @@ from tests.vision.lights import shadow, warm
 # Lavender plain squares, cream tiles: the board the tile model reads blanks on.
 KIND_COLOURS = np.array([[200, 140, 110], [170, 110, 100], [120, 120, 90], [180, 160, 120], [110, 170, 150]], np.float32)
 TILE = np.array([215, 128, 140], np.float32)
+# A modern green board's squares (plain, double and triple letter, double and triple word).
+GREEN_KIND_COLOURS = np.array([[80, 100, 140], [90, 120, 90], [70, 130, 100], [120, 150, 150], [70, 150, 160]], np.float32)
 
 
 def _board(rng: np.random.Generator, tiles: np.ndarray, blanks: list[tuple[int, int]]) -> np.ndarray:
@@ -393,15 +395,13 @@ def test_rendered_blanks_on_squares_of_their_colour_are_read(monkeypatch) -> Non
         monkeypatch.undo()
 
 
-
 def test_a_colour_no_light_gives_the_tiles_may_say_more_than_the_cap_that_no_blank_is_there() -> None:
     # Cream tiles on a dark green board: an empty square at its own colour is no tile under any
     # light, and its colour outweighs a tile model all but sure of a blank (its edges: a tile's
     # shadow beside it). On a board whose squares are the tiles' colour in shadow, the cap holds.
     rng = np.random.default_rng(5)
     tiles = _tiles()
-    green = np.array([[80, 100, 140], [90, 120, 90], [70, 130, 100], [120, 150, 150], [70, 150, 160]], np.float32)
-    colours = green[KIND] + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
+    colours = GREEN_KIND_COLOURS[KIND] + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
     colours[tiles] = TILE + rng.normal(0, 3, (int(tiles.sum()), 3)).astype(np.float32)
     look = EmptyLook.from_photo(colours, tiles)
     odds = colour_log_odds(colours, look, tile_colour(colours, tiles))
@@ -426,8 +426,7 @@ def test_a_colour_no_white_light_gives_its_square_says_more_for_a_tile_where_it_
     rng = np.random.default_rng(6)
     tiles = _tiles()
     cream = np.array([215, 130, 155], np.float32)
-    green = np.array([[80, 100, 140], [90, 120, 90], [70, 130, 100], [120, 150, 150], [70, 150, 160]], np.float32)
-    colours = green[KIND] + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
+    colours = GREEN_KIND_COLOURS[KIND] + rng.normal(0, 2, (15, 15, 3)).astype(np.float32)
     colours[tiles] = cream + rng.normal(0, 3, (int(tiles.sum()), 3)).astype(np.float32)
     blank, patch = (9, 6), (slice(11, 14), slice(10, 13))  # beside the word; apart from it
     colours[blank] = cream
