@@ -244,20 +244,24 @@ def test_a_real_photo_under_a_lamps_reflection_reads_no_phantom_blanks(shared_da
     assert list(reading.grid) == ["".join("?" if ch.islower() else ch for ch in row) for row in truth]
 
 
-@pytest.mark.parametrize("name, levels, width, height", [
-    ("IMG_20151016_165612.jpg", 120, 0.12, 0.10),  # a soft reflection, five squares across
-    ("IMG_20151016_165902.jpg", 120, 0.12, 0.10),
-    ("IMG_20151016_165900.jpg", 200, 0.04, 0.03),  # a small bright spot
-    ("IMG_20151016_165601.jpg", 200, 0.04, 0.03),
-    ("IMG_20151016_165954.jpg", 150, 0.30, 0.02),  # a streak
+@pytest.mark.parametrize("name, levels, width, height, phantom_without", [
+    ("IMG_20151016_165612.jpg", 120, 0.12, 0.10, True),  # a soft reflection, five squares across
+    ("IMG_20151016_165902.jpg", 120, 0.12, 0.10, True),
+    ("IMG_20151016_165900.jpg", 200, 0.04, 0.03, False),  # a small bright spot
+    ("IMG_20151016_165601.jpg", 200, 0.04, 0.03, True),
+    ("IMG_20151016_165954.jpg", 150, 0.30, 0.02, False),  # a streak
 ])
-def test_a_square_washed_out_at_a_reflections_edge_is_not_a_blank(shared_data, monkeypatch, name: str,
-                                                                  levels: float, width: float, height: float) -> None:
+def test_a_square_washed_out_at_a_reflections_edge_is_not_a_blank(shared_data, monkeypatch, name: str, levels: float,
+                                                                  width: float, height: float,
+                                                                  phantom_without: bool) -> None:
     # Tuning photos of the 2015 game under stronger reflections than the test above. Beside a
     # tile, a square at the reflection's edge is paler than its empty colour as the squares
     # around give it, and far from the (darker) wooden tiles' too; taken as a plain distance,
     # the tiles' wider spread made it a blank. Measured along its way to white, it is its own
-    # square washed out. Without that (GLARE 0), each of these reads a phantom blank.
+    # square washed out. Without that (GLARE 0), each of these read a phantom blank; since the
+    # tile model of 2026-12-05 (trained with such light on a quarter of its boards) and the
+    # spreads' larger say (MAX_SPREAD_SAY 3.0), the spot on 165900 and the streak on 165954 are
+    # read right without it too, and are kept for the reading itself.
     from board_pi.vision import empty
     from board_pi.vision.read import Reader
 
@@ -272,14 +276,15 @@ def test_a_square_washed_out_at_a_reflections_edge_is_not_a_blank(shared_data, m
     monkeypatch.setattr(empty, "GLARE", 0.0)
     plain = reader.read(lit, corners, played=True).grid
     phantoms = [(r, c) for r in range(15) for c in range(15) if want[r][c] == "." and plain[r][c] == "?"]
-    assert phantoms
+    assert bool(phantoms) == phantom_without, phantoms
 
 
 def test_a_square_a_streak_lights_more_than_the_squares_around_is_not_a_blank(shared_data, monkeypatch) -> None:
     # A tuning photo of the 2015 game under a narrow streak of +200 (bench_conditions' streak-200).
     # H7 and H9 lie in the streak, the squares around them are tiles or outside it, so they
     # show less of its light than falls there: the two are washed out further than their
-    # neighbours say, and with GLARE as first chosen (0.15) that cost made them blanks.
+    # neighbours say, and with GLARE as first chosen (0.15) that cost made them blanks (H9 alone
+    # since the tile model of 2026-12-05).
     from board_pi.vision import empty
     from board_pi.vision.read import Reader
 
@@ -293,7 +298,7 @@ def test_a_square_a_streak_lights_more_than_the_squares_around_is_not_a_blank(sh
     assert list(reader.read(lit, corners, played=True).grid) == want
     monkeypatch.setattr(empty, "GLARE", 0.15)
     plain = reader.read(lit, corners, played=True).grid
-    assert [(r, c) for r in range(15) for c in range(15) if plain[r][c] != want[r][c]] == [(6, 7), (8, 7)]
+    assert [(r, c) for r in range(15) for c in range(15) if plain[r][c] != want[r][c]] == [(8, 7)]
 
 
 def test_a_tile_read_in_doubt_does_not_say_how_the_light_falls(shared_data) -> None:
@@ -443,16 +448,20 @@ def test_a_colour_no_white_light_gives_its_square_says_more_for_a_tile_where_it_
     assert weigh_blank_against_empty(p, odds[blank][None], empty=0, blank=2)[0].argmax() == 2
 
 
-@pytest.mark.parametrize("seed, square, constant, without", [(37_000_005, (9, 8), "UNLIKE_TILE", "?"),
-                                                          (37_000_037, (10, 5), "UNLIKE_EMPTY", ".")])
-def test_a_green_board_s_squares_are_read_where_their_colour_leaves_no_doubt(
-        monkeypatch, seed: int, square: tuple[int, int], constant: str, without: str) -> None:
-    # Rendered green club boards of the tuning set. I10 of the first is an empty green square the
+@pytest.mark.parametrize("seed, edition, square, constant, without", [
+    (37_000_005, "green", (9, 8), "UNLIKE_TILE", "?"),
+    (25_000_034, None, (6, 8), "UNLIKE_EMPTY", "."),
+])
+def test_squares_are_read_where_their_colour_leaves_no_doubt(monkeypatch, seed: int, edition: str | None,
+                                                            square: tuple[int, int], constant: str,
+                                                            without: str) -> None:
+    # Rendered boards of the tuning sets. I10 of a green club board is an empty green square the
     # tile model gives 0.95 of belief in a blank: no light gives the cream tiles that green, and
-    # the colour held to MAX_LOG_ODDS left a blank by a hair. F11 of the second is a cream blank
-    # the model gives 0.79 of belief in an empty square: its colour is a tile's to within a
-    # spread and 18 of the squares' spreads from its own, among empty squares that look as they
-    # should, and the colour held to MAX_TOWARDS_TILE left it empty.
+    # the colour held to MAX_LOG_ODDS left a blank by a hair. I7 of a cream English board is a
+    # blank the model gives 0.79 of belief in an empty square: its colour is far from its own
+    # square's, among empty squares that look as they should, and the colour held to
+    # MAX_TOWARDS_TILE leaves it empty. (Until the tile model of 2026-12-05 the second was F11 of
+    # the green board 37,000,037; with that model and MAX_SPREAD_SAY 3.0 it is read empty.)
     from board_pi.rules.board import split_row
     from board_pi.vision import empty
     from board_pi.vision.editions import edition_style
@@ -462,7 +471,8 @@ def test_a_green_board_s_squares_are_read_where_their_colour_leaves_no_doubt(
 
     rng = np.random.default_rng(seed)
     rows = game_like_rows(rng)
-    board = render_board(rows, seed=seed, style=edition_style(rng, "green"), hand=False)
+    style = None if edition is None else edition_style(rng, edition)
+    board = render_board(rows, seed=seed, style=style, hand=False)
     truth = ["".join("?" if t.islower() else t for t in split_row(row)) for row in rows]
     reader = Reader()
     assert list(reader.read(board.image, board.corners).grid) == truth
@@ -582,14 +592,15 @@ def test_a_square_framed_by_tiles_that_looks_as_it_did_empty_is_read_empty() -> 
     from board_pi.vision.render import render_board
     from tests.vision.game_boards import boards_of_the_bundled_game
 
-    # (The board of a wooden table's game, seed 2, its thirteenth turn: the square right of an I
-    # and below an A. Each model misreads other squares: the model before 2026-11-29 read seed
-    # 1's twelfth so, and the one before 2026-11-28 seed 5's fifth.)
+    # (The board of a wooden table's game, seed 2, its nineteenth turn: the square right of an L
+    # and below an R. Each model misreads other squares: the model before 2026-12-05 read the
+    # thirteenth's square right of an I and below an A so, the one before 2026-11-29 seed 1's
+    # twelfth, and the one before 2026-11-28 seed 5's fifth.)
     style = demo_style(2, edition="wooden")
     empty = render_board(["." * 15] * 15, seed=2, hand=False, tilt=15.0, style=style, pose_seed=2)
     cal = calibrate(empty.image, empty.corners, rotation=0, use_markers=False)
-    rows = boards_of_the_bundled_game()[12]
-    board = render_board(rows, seed=2 * 1009 + 12, hand=False, tilt=15.0, style=style, pose_seed=2)
+    rows = boards_of_the_bundled_game()[18]
+    board = render_board(rows, seed=2 * 1009 + 18, hand=False, tilt=15.0, style=style, pose_seed=2)
     truth = [["?" if t.islower() else t for t in split_row(row)] for row in rows]
     reader = Reader()
     from board_pi.vision.empty import EmptyLook, middle_lab, square_colours
@@ -599,9 +610,9 @@ def test_a_square_framed_by_tiles_that_looks_as_it_did_empty_is_read_empty() -> 
     tiles = np.array([[t not in ".?" for t in row] for row in truth])
     curve = EmptyLook.from_photo(colours, tiles, reach=0)
     by_curve = [split_row(row) for row in reader.read(board.image, board.corners, empty=curve, played=True).grid]
-    assert truth[11][8] == "." and by_curve[11][8] == "?"
+    assert truth[7][8] == "." and by_curve[7][8] == "?"
     by_photo = [split_row(row) for row in reader.read(board.image, board.corners, played=True).grid]
-    assert by_photo[11][8] == "."
+    assert by_photo[7][8] == "."
     by_table = [split_row(row) for row in reader.read(board.image, board.corners, empty=cal.empty, played=True).grid]
     assert by_table == truth
 

@@ -155,9 +155,10 @@ def test_looking_again_changes_only_doubtful_squares_and_reads_them_no_worse(rea
             for j in range(15):
                 if once.confidence[i, j] >= Reader.SURE:
                     # Read once only; its belief moves a little at most, with the board-wide
-                    # estimates (the empty squares' colours) the doubtful squares' new readings move.
+                    # estimates (the empty squares' colours) the doubtful squares' new readings move
+                    # (0.042 the most, an empty square of 20,000,006 read at 0.913 and then 0.956).
                     assert again.grid[i][j] == once.grid[i][j]
-                    assert abs(again.confidence[i, j] - once.confidence[i, j]) < 0.02
+                    assert abs(again.confidence[i, j] - once.confidence[i, j]) < 0.05
                 elif not r.occluded[i, j]:
                     want = CLASSES[label_of(rows[i][j])]
                     doubtful += 1
@@ -506,7 +507,9 @@ def test_a_second_opinion_of_other_classes_is_refused_with_a_reason(tmp_path):
 
 def test_the_second_opinion_reads_doubtful_squares_right_that_the_model_alone_misses(tmp_path):
     # German boards of the set the second opinion was chosen on (seeds 25,001,000 on): the model
-    # alone, with no network beside it, misreads one square on each (a T as an E, a D as an O).
+    # alone, with no network beside it, misreads one square on each (an R as an H, an empty
+    # square as an N). (Until 2026-12-05, 25,001,032 and 25,001,128: a T as an E, a D as an O;
+    # the pair reads the T as an E too with the tile model of that day.)
     # (Until 2026-11-29 the boards were 25,001,088 and 25,001,100 for the phantom blanks; judged
     # against the light's curve across the board, the model alone now reads them right. Until
     # 2026-12-01 25,001,145 too, for an empty square read as a blank; judged against the light
@@ -516,7 +519,7 @@ def test_the_second_opinion_reads_doubtful_squares_right_that_the_model_alone_mi
     german = TILE_SETS["german"]
     from board_pi.vision.evaluate import evaluate_synthetic
 
-    seeds = (25_001_032, 25_001_128)
+    seeds = (25_001_001, 25_001_031)
     pair, alone = Reader(tiles=german), Reader(_model_alone(tmp_path / "alone"), tiles=german)
     by_pair, by_alone = evaluate_synthetic(pair, seeds, tiles=german), evaluate_synthetic(alone, seeds, tiles=german)
     assert len(by_alone["errors"]) == 2 and by_alone["square_accuracy"] < 1.0, by_alone["errors"]
@@ -539,25 +542,28 @@ def test_a_read_with_more_doubtful_squares_than_the_most_reads_alone(tmp_path):
 
 
 def test_a_square_read_as_a_blank_is_looked_at_again(monkeypatch):
-    # Tuning boards (seeds 25,00k,000 on) where the model, from the centred cut alone, is sure
-    # enough of a blank on an empty square not to doubt it; from shifted cuts and to the second
-    # opinion the square reads empty, and the board then reads it so. (The English square's
-    # colour is no tile's under any light, and since 2026-12-04 says so past MAX_LOG_ODDS, which
-    # reads it empty too: the colour is held to MAX_LOG_ODDS here, as before, to see the look.)
+    # A tuning board (a green club edition, seeds 37,000,000 on) where the model, from the
+    # centred cut alone, is sure enough of a blank on an empty square not to doubt it; from
+    # shifted cuts and to the second opinion the square reads empty, and the board then reads it
+    # so. (The square's colour is no tile's under any light, and since 2026-12-04 says so past
+    # MAX_LOG_ODDS, which reads it empty too: the colour is held to MAX_LOG_ODDS here, as before,
+    # to see the look. Until the tile model of 2026-12-05 the boards were the English and German
+    # tuning boards 25,000,025 and 25,001,117; that model is sure of no phantom blank there, nor
+    # on any of the first 150 boards of either set.)
     from board_pi.rules.board import split_row
-    from board_pi.rules.tiles import TILE_SETS
     from board_pi.vision import empty
+    from board_pi.vision.editions import edition_style
 
     monkeypatch.setattr(empty, "UNLIKE_TILE", float("inf"))
-    for name, seed, (row, col) in (("english", 25_000_025, (3, 11)), ("german", 25_001_117, (4, 11))):
-        tiles = TILE_SETS[name]
-        rows = game_like_rows(np.random.default_rng(seed), tiles)
-        r = render_board(rows, seed=seed, tiles=tiles)
-        assert split_row(rows[row])[col] == "." and not r.occluded[row, col]
-        reader = Reader(tiles=tiles)
-        assert split_row(reader.read(r.image, r.corners).grid[row])[col] == ".", (name, seed)
-        reader.LOOK_AGAIN_AT_BLANKS = False
-        assert split_row(reader.read(r.image, r.corners).grid[row])[col] == "?", (name, seed)
+    seed, (row, col) = 37_000_033, (4, 5)
+    rng = np.random.default_rng(seed)
+    rows = game_like_rows(rng)
+    r = render_board(rows, seed=seed, style=edition_style(rng, "green"), hand=False)
+    assert split_row(rows[row])[col] == "." and not r.occluded[row, col]
+    reader = Reader()
+    assert split_row(reader.read(r.image, r.corners).grid[row])[col] == "."
+    reader.LOOK_AGAIN_AT_BLANKS = False
+    assert split_row(reader.read(r.image, r.corners).grid[row])[col] == "?"
 
 
 def test_a_square_read_as_committed_is_not_looked_at_again(reader: Reader):
@@ -566,7 +572,7 @@ def test_a_square_read_as_committed_is_not_looked_at_again(reader: Reader):
     # board committed as its centred cuts read, the reader reads as it does without looking again.
     from board_pi.vision.read import _warp, patches, row_text
 
-    _, r = _board(25_000_009)  # (a board with some squares in doubt)
+    _, r = _board(25_000_007)  # (a board with some squares in doubt; 25,000,009 before the tile model of 2026-12-05)
     squares = [(y, x) for y in range(15) for x in range(15)]
     p, _ = reader.run(patches(_warp(r.image, r.corners), squares))
     cells = [reader.classes[k] for k in p.argmax(1)]
@@ -585,8 +591,9 @@ def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_
     # squares under the hand as letterless tiles, as sure of them as of the two real blanks. The
     # set holds two, and the hand's patch of doubt gives way, not a blank standing clear of it.
     # (Each model shows it on other boards, and since every square read as a blank is looked at
-    # again, fewer do: these are the Spanish, Dutch and Dutch IJ tuning boards where the reader of
-    # 2026-11-29 still does; no French or English board of the first 200 does. Since 2026-12-04
+    # again, fewer do: these are the English, Dutch and Dutch IJ tuning boards where the reader of
+    # 2026-12-05 still does, among others; no Spanish board of the first 200 does, where the
+    # reader of 2026-11-29 did on 25,003,100, and no French or English one did. Since 2026-12-04
     # the Dutch board's blanks, each a colour no light gives its square with empty squares
     # around, keep their count by their colour too: it is held to MAX_TOWARDS_TILE, as before,
     # to see the hand's patch give way.)
@@ -594,7 +601,7 @@ def test_a_hand_read_as_blanks_does_not_take_the_count_from_the_blanks_clear_of_
     from board_pi.rules.tiles import TILE_SETS
     from board_pi.vision import empty
 
-    for name, seed in (("spanish", 25_003_100), ("dutch", 25_005_151), ("dutch-ij", 25_006_156)):
+    for name, seed in (("english", 25_000_060), ("dutch", 25_005_151), ("dutch-ij", 25_006_156)):
         tiles = TILE_SETS[name]
         rows = game_like_rows(np.random.default_rng(seed), tiles)
         r = render_board(rows, seed=seed, tiles=tiles)
@@ -633,11 +640,13 @@ def _off_by_a_fifth(r, seed: int) -> np.ndarray:
 def test_corners_given_by_hand_have_their_doubtful_squares_looked_at_through_the_lines(reader: Reader):
     # Games' boards of the tuning set (seeds 25,00k,000 on), no hand over them, whose corners, a
     # fifth of a square off, cut an empty square with a strip of the tile beside it, read as a
-    # letter, or a blank with a strip of the empty square beside it, read as empty. Through the
+    # letter, or a tile with a strip of the square beside it, read as another letter. Through the
     # corners snapped to the grid's lines as well, each reads right, and the rest as before.
+    # (Until the tile model of 2026-12-05, 25,000,004's F2 read as an H and 25,000,175's blank at
+    # N3 as empty; that model reads both right through the corners as given.)
     from board_pi.rules.board import split_row
 
-    for seed, (row, col), want, wrong in ((25_000_004, (1, 5), ".", "H"), (25_000_175, (2, 13), "?", ".")):
+    for seed, (row, col), want, wrong in ((25_000_179, (2, 10), ".", "N"), (25_000_162, (14, 14), "I", "T")):
         rows, r = _played_board(seed, hand=False)
         corners = _off_by_a_fifth(r, seed)
         assert split_row(rows[row])[col].replace("h", "?") == want
@@ -664,21 +673,21 @@ def test_corners_given_by_hand_on_the_lines_are_read_as_they_are(reader: Reader)
 
 
 def test_command_looks_at_doubtful_squares_through_the_lines_when_given_corners(tmp_path):
-    # A game's board (seed 25,000,004, tuning) with its corners a fifth of a square off: as given,
-    # the empty F2 beside a tile reads as an H; `board-pi read --corners` reads it empty.
-    rows, r = _played_board(25_000_004, hand=False)
+    # A game's board (seed 25,000,179, tuning) with its corners a fifth of a square off: as given,
+    # the empty K3 beside a tile reads as an N; `board-pi read --corners` reads it empty.
+    rows, r = _played_board(25_000_179, hand=False)
     path = tmp_path / "frame.png"
     cv2.imwrite(str(path), r.image)
-    corners = _off_by_a_fifth(r, 25_000_004)
-    assert Reader().read(r.image, corners, played=True).grid[1][5] == "H"
+    corners = _off_by_a_fifth(r, 25_000_179)
+    assert Reader().read(r.image, corners, played=True).grid[2][10] == "N"
     p = _cli(str(path), "--corners", ",".join(f"{v:.2f}" for v in corners.reshape(-1)))
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines()[1][5] == "." == rows[1][5]
+    assert p.stdout.splitlines()[2][10] == "." == rows[2][10]
 
 
 def test_corners_given_far_off_are_read_through_the_grid_s_lines(reader: Reader, tmp_path):
     # A game's board (seed 25,000,020, tuning) with its corners about 0.4 of a square off: cut
-    # through them, five squares read wrong. The lines near them agree on one grid, so every
+    # through them, two squares read wrong (five before the tile model of 2026-12-05). The lines near them agree on one grid, so every
     # square is read through that grid instead (Reader.HAND_OUTRIGHT), and all read right.
     from board_pi.vision.evaluate import Tally
     from board_pi.vision.geometry import square_side
@@ -691,7 +700,7 @@ def test_corners_given_far_off_are_read_through_the_grid_s_lines(reader: Reader,
     as_given.add(rows, reader.read(r.image, corners, played=True).grid)
     reading = reader.read(r.image, corners, played=True, by_hand=True)
     by_hand.add(rows, reading.grid)
-    assert as_given.squares - as_given.squares_right >= 3
+    assert as_given.squares - as_given.squares_right >= 2, as_given.errors
     assert by_hand.squares_right == by_hand.squares, by_hand.errors
     assert np.abs(reading.corners - true).max() < 0.05 * side  # the reading's corners are the lines'
     path = tmp_path / "frame.png"

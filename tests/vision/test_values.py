@@ -104,10 +104,11 @@ def test_the_value_look_reads_tiles_the_model_misses() -> None:
     # accents networks, takes a Ż (worth 5) for a Ź (worth 9) and back, an N (1) for an Ń (7), or
     # an A (1) for a Ą (5); the value printed on each says which it is. Which square of a board
     # tips either way moves a little with the OpenCV that renders it (under 4.14 the N of
-    # #25007058 is misread with the value look too), so the test asks what holds under both.
+    # #25007058 was misread with the value look too), so the test asks what held under both.
+    # The boards were chosen again for the tile model of 2026-12-05 under OpenCV 5.1 only.
     polish = TILE_SETS["polish"]
     values = {face: value for face, (_, value) in polish.distribution.items()}
-    seeds = (25_007_022, 25_007_058, 25_007_134)
+    seeds = (25_007_058, 25_007_149, 25_007_181)  # (25,007,022, 058 and 134 before the tile model of 2026-12-05)
     looked, not_looked = Reader(tiles=polish), Reader(tiles=polish)
     not_looked.values_net = None
     with_values = set(evaluate_synthetic(looked, seeds, tiles=polish)["errors"])
